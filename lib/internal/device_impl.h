@@ -1,0 +1,28 @@
+// What a jitk::Device handle points at, and the process-wide device list.
+#ifndef JITK_LIB_INTERNAL_DEVICE_IMPL_H_
+#define JITK_LIB_INTERNAL_DEVICE_IMPL_H_
+
+#include "jitk/device.h"
+#include "lib/backend/backend.h"
+
+namespace jitk {
+
+struct Device::Impl {
+  DeviceInfo info;
+  internal::Backend* backend = nullptr;
+};
+
+namespace internal {
+
+// DiscoverDevices() done once per process; Device::Open and get_kernel use it.
+const Inventory& CachedInventory();
+
+// The architecture facts for a present device: the table's entry with the
+// device's own counts (CUs, LDS, wave size) filled in; for an architecture
+// missing from the table, what the device itself reports.
+ArchInfo ArchForDevice(const DeviceInfo& device);
+
+}  // namespace internal
+}  // namespace jitk
+
+#endif  // JITK_LIB_INTERNAL_DEVICE_IMPL_H_

@@ -1,0 +1,45 @@
+// What a jitk::Kernel handle points at, and the steps get_kernel is made of
+// (shared with the tuner, which compiles and loads candidates itself).
+#ifndef JITK_LIB_INTERNAL_KERNEL_IMPL_H_
+#define JITK_LIB_INTERNAL_KERNEL_IMPL_H_
+
+#include <memory>
+
+#include "jitk/kernel.h"
+#include "lib/backend/backend.h"
+#include "lib/kernel_template.h"
+
+namespace jitk {
+
+struct Kernel::Impl {
+  const internal::KernelTemplate* kernel_template = nullptr;
+  Shape shape;
+  ConfigSource config_source = ConfigSource::kDefault;
+  CompiledKernel compiled;
+  DeviceInfo device;
+  ArchInfo arch;
+  internal::Backend* backend = nullptr;
+  std::unique_ptr<internal::Module> module;
+  internal::FunctionHandle function = nullptr;
+};
+
+namespace internal {
+
+// Compiles `config` of `kernel_template` for `target` (no GPU needed).
+// `arch` supplies the facts used by the template's constraints.
+absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
+                                               const Shape& shape, const KernelConfig& config,
+                                               const Target& target, const ArchInfo& arch);
+
+// Loads a compiled kernel on `device`; refuses code for another target.
+absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const Shape& shape,
+                                    CompiledKernel compiled, ConfigSource source,
+                                    const Device& device);
+
+// The backend and its device ordinal behind a loaded kernel (for timing).
+Backend& KernelBackend(const Kernel& kernel);
+
+}  // namespace internal
+}  // namespace jitk
+
+#endif  // JITK_LIB_INTERNAL_KERNEL_IMPL_H_

@@ -1,0 +1,227 @@
+// get_kernel and compile_kernel: template → instance → code object → loaded kernel.
+#include "jitk/kernel.h"
+
+#include <chrono>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "lib/internal/device_impl.h"
+#include "lib/internal/kernel_impl.h"
+#include "lib/internal/status_macros.h"
+#include "lib/internal/template_sources.h"
+
+namespace jitk {
+namespace internal {
+
+absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
+                                               const Shape& shape, const KernelConfig& config,
+                                               const Target& target, const ArchInfo& arch) {
+  JITK_RETURN_IF_ERROR(kernel_template.ValidateConfig(config, shape, arch));
+  JITK_ASSIGN_OR_RETURN(std::string expression,
+                        kernel_template.NameExpression(config, shape, arch));
+  JITK_ASSIGN_OR_RETURN(Backend * backend, BackendFor(target.vendor));
+  JITK_ASSIGN_OR_RETURN(CompilerInfo compiler, backend->Compiler());
+
+  CompileRequest request;
+  request.target = target;
+  request.program_name = absl::StrCat(kernel_template.name(), ".jitk");
+  request.source = absl::StrCat("#include \"prelude.h\"\n#include \"",
+                                kernel_template.source_file(), "\"\n");
+  JITK_ASSIGN_OR_RETURN(request.headers, TemplateSources());
+  request.name_expressions = {expression};
+  request.options = kernel_template.CompileOptions(config, shape, arch);
+
+  absl::StatusOr<CodeObject> code = backend->Compile(request);
+  if (!code.ok()) {
+    return absl::Status(code.status().code(),
+                        absl::StrCat(kernel_template.name(), " {", KernelConfigToString(config),
+                                     "} for ", target.ToString(), ": ", code.status().message()));
+  }
+  if (code->symbols.size() != 1) {
+    return absl::InternalError(absl::StrCat(backend->name(), " returned ", code->symbols.size(),
+                                            " symbols for one name expression"));
+  }
+  CompiledKernel compiled;
+  compiled.kernel = std::string(kernel_template.name());
+  compiled.symbol = code->symbols[0].lowered_name;
+  compiled.name_expression = expression;
+  compiled.config = config;
+  compiled.target = code->target;
+  compiled.code_object = std::move(code->binary);
+  compiled.resources = code->symbols[0].resources;
+  compiled.compiler = compiler.ToString();
+  compiled.log = std::move(code->log);
+  compiled.compile_ms = code->compile_ms;
+  return compiled;
+}
+
+absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const Shape& shape,
+                                    CompiledKernel compiled, ConfigSource source,
+                                    const Device& device) {
+  Backend* backend = device.impl()->backend;
+  const DeviceInfo& info = device.info();
+  CodeObject code;
+  code.target = compiled.target;
+  code.binary = compiled.code_object;
+  auto impl = std::make_shared<Kernel::Impl>();
+  JITK_ASSIGN_OR_RETURN(impl->module, backend->Load(info.backend_ordinal, code));
+  JITK_ASSIGN_OR_RETURN(impl->function, impl->module->GetFunction(compiled.symbol));
+  impl->kernel_template = &kernel_template;
+  impl->shape = shape;
+  impl->config_source = source;
+  impl->compiled = std::move(compiled);
+  impl->device = info;
+  impl->arch = ArchForDevice(info);
+  impl->backend = backend;
+  return Kernel(std::move(impl));
+}
+
+Backend& KernelBackend(const Kernel& kernel) { return *kernel.impl()->backend; }
+
+namespace {
+
+// In-process memo of loaded kernels: the hot path of get_kernel. Lookups
+// build no strings and copy no shapes (heterogeneous lookup by reference).
+struct MemoKey {
+  int device;
+  std::string name;
+  Shape shape;
+  std::optional<KernelConfig> config;
+};
+
+struct MemoKeyRef {
+  int device;
+  absl::string_view name;
+  const Shape& shape;
+  const std::optional<KernelConfig>& config;
+};
+
+struct MemoHash {
+  using is_transparent = void;
+  size_t operator()(const MemoKeyRef& key) const {
+    size_t h = absl::HashOf(key.device, key.name, static_cast<int>(key.shape.dtype()));
+    for (const auto& [dim, value] : key.shape.dims()) h = absl::HashOf(h, dim, value);
+    if (key.config.has_value()) {
+      for (const auto& [param, value] : *key.config) h = absl::HashOf(h, param, value);
+    }
+    return h;
+  }
+  size_t operator()(const MemoKey& key) const {
+    return (*this)(MemoKeyRef{key.device, key.name, key.shape, key.config});
+  }
+};
+
+struct MemoEq {
+  using is_transparent = void;
+  static MemoKeyRef Ref(const MemoKey& key) {
+    return MemoKeyRef{key.device, key.name, key.shape, key.config};
+  }
+  static const MemoKeyRef& Ref(const MemoKeyRef& key) { return key; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    const MemoKeyRef& x = Ref(a);
+    const MemoKeyRef& y = Ref(b);
+    return x.device == y.device && x.name == y.name && x.shape == y.shape && x.config == y.config;
+  }
+};
+
+class KernelMemo {
+ public:
+  std::optional<Kernel> Find(const MemoKeyRef& key) const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::ReaderMutexLock lock(&mu_);
+    auto it = kernels_.find(key);
+    if (it == kernels_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Insert(MemoKey key, Kernel kernel) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    kernels_.emplace(std::move(key), std::move(kernel));
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<MemoKey, Kernel, MemoHash, MemoEq> kernels_ ABSL_GUARDED_BY(mu_);
+};
+
+KernelMemo& Memo() {
+  static KernelMemo* const kMemo = new KernelMemo();
+  return *kMemo;
+}
+
+absl::StatusOr<Target> DeviceTarget(const DeviceInfo& device) {
+  return ParseTarget(device.target.empty() ? device.arch : device.target);
+}
+
+}  // namespace
+}  // namespace internal
+
+using internal::KernelTemplate;
+
+const std::string& Kernel::name() const { return impl_->compiled.kernel; }
+const KernelConfig& Kernel::config() const { return impl_->compiled.config; }
+ConfigSource Kernel::config_source() const { return impl_->config_source; }
+const CompiledKernel& Kernel::compiled() const { return impl_->compiled; }
+const DeviceInfo& Kernel::device() const { return impl_->device; }
+
+absl::Status Kernel::Launch(const LaunchArgs& args, Stream stream) const {
+  internal::LaunchPlan plan;
+  JITK_RETURN_IF_ERROR(impl_->kernel_template->PlanLaunch(impl_->compiled.config, impl_->shape,
+                                                          impl_->arch, args, plan));
+  if (plan.grid.x == 0 || plan.grid.y == 0 || plan.grid.z == 0) return absl::OkStatus();
+  return impl_->backend->Launch(impl_->device.backend_ordinal, impl_->function, plan.grid,
+                                plan.block, plan.dynamic_shared_bytes, stream,
+                                plan.args.pointers());
+}
+
+absl::StatusOr<CompiledKernel> compile_kernel(absl::string_view name, const Shape& shape,
+                                              const CompileOptions& options) {
+  JITK_ASSIGN_OR_RETURN(const KernelTemplate* kernel_template,
+                        internal::FindKernelTemplate(name));
+  JITK_RETURN_IF_ERROR(kernel_template->ValidateShape(shape));
+  if (options.arch.empty()) {
+    return absl::InvalidArgumentError(
+        "compile_kernel needs an architecture, e.g. gfx942 or sm_90 (get_kernel uses the GPU's)");
+  }
+  JITK_ASSIGN_OR_RETURN(Target target, ParseTarget(options.arch));
+  JITK_ASSIGN_OR_RETURN(ArchInfo arch, LookupArch(options.arch));
+  KernelConfig config = options.config.has_value()
+                            ? *options.config
+                            : kernel_template->DefaultConfig(shape, arch);
+  return internal::CompileTemplate(*kernel_template, shape, config, target, arch);
+}
+
+absl::StatusOr<Kernel> get_kernel(absl::string_view name, const Shape& shape,
+                                  const GetKernelOptions& options) {
+  internal::MemoKeyRef key{options.device, name, shape, options.config};
+  if (std::optional<Kernel> hit = internal::Memo().Find(key); hit.has_value()) return *hit;
+
+  JITK_ASSIGN_OR_RETURN(const KernelTemplate* kernel_template,
+                        internal::FindKernelTemplate(name));
+  JITK_RETURN_IF_ERROR(kernel_template->ValidateShape(shape));
+  JITK_ASSIGN_OR_RETURN(Device device, Device::Open(options.device));
+  const ArchInfo arch = internal::ArchForDevice(device.info());
+  JITK_ASSIGN_OR_RETURN(Target target, internal::DeviceTarget(device.info()));
+
+  ConfigSource source = ConfigSource::kDefault;
+  KernelConfig config;
+  if (options.config.has_value()) {
+    source = ConfigSource::kExplicit;
+    config = *options.config;
+  } else {
+    config = kernel_template->DefaultConfig(shape, arch);
+  }
+  JITK_ASSIGN_OR_RETURN(CompiledKernel compiled,
+                        internal::CompileTemplate(*kernel_template, shape, config, target, arch));
+  JITK_ASSIGN_OR_RETURN(Kernel kernel, internal::LoadCompiled(*kernel_template, shape,
+                                                              std::move(compiled), source, device));
+  internal::Memo().Insert(internal::MemoKey{options.device, std::string(name), shape,
+                                            options.config},
+                          kernel);
+  return kernel;
+}
+
+}  // namespace jitk

@@ -1,0 +1,66 @@
+#include "lib/kernel_template.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace jitk::internal {
+
+void PackedArgs::AddBytes(const void* data, size_t size, size_t align) {
+  size_t offset = (used_ + align - 1) / align * align;
+  // Templates declare a fixed handful of arguments; overflowing is a bug in
+  // a template, not bad user input.
+  if (count_ >= kMaxArgs || offset + size > kMaxBytes) std::abort();
+  std::memcpy(storage_ + offset, data, size);
+  pointers_[count_++] = storage_ + offset;
+  used_ = offset + size;
+}
+
+namespace {
+
+absl::StatusOr<const LaunchArgs::Arg*> RequireArg(const LaunchArgs& args, absl::string_view name,
+                                                  LaunchArgs::Kind kind, absl::string_view what) {
+  const LaunchArgs::Arg* arg = args.Find(name);
+  if (arg == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("missing launch argument '", name, "' (", what, ")"));
+  }
+  if (arg->kind != kind) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("launch argument '", name, "' must be ", what));
+  }
+  return arg;
+}
+
+}  // namespace
+
+absl::StatusOr<const void*> RequirePointer(const LaunchArgs& args, absl::string_view name) {
+  absl::StatusOr<const LaunchArgs::Arg*> arg =
+      RequireArg(args, name, LaunchArgs::Kind::kPointer, "a device pointer, set with Ptr()");
+  if (!arg.ok()) return arg.status();
+  return (*arg)->pointer;
+}
+
+absl::StatusOr<int64_t> RequireInt(const LaunchArgs& args, absl::string_view name) {
+  absl::StatusOr<const LaunchArgs::Arg*> arg =
+      RequireArg(args, name, LaunchArgs::Kind::kInt, "an integer, set with Int()");
+  if (!arg.ok()) return arg.status();
+  return (*arg)->integer;
+}
+
+absl::StatusOr<float> RequireFloat(const LaunchArgs& args, absl::string_view name) {
+  absl::StatusOr<const LaunchArgs::Arg*> arg =
+      RequireArg(args, name, LaunchArgs::Kind::kFloat, "a float, set with Float()");
+  if (!arg.ok()) return arg.status();
+  return (*arg)->real;
+}
+
+absl::StatusOr<int64_t> ConfigValue(const KernelConfig& config, absl::string_view name) {
+  auto it = config.find(name);
+  if (it == config.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config {", KernelConfigToString(config), "} has no parameter ", name));
+  }
+  return it->second;
+}
+
+}  // namespace jitk::internal

@@ -1,0 +1,120 @@
+// KernelTemplate: what jitk needs to know about one kernel template.
+//
+// Each built-in kernel (scaled_add, sparse_attn) implements this once: its
+// source file in kernel_templates/, the shape it accepts, its tunable
+// parameters with constraints and per-architecture defaults, how a config
+// becomes a C++ name expression, and how launch arguments become a grid and
+// a packed argument list. The core, tuner and tools see kernels only
+// through this interface.
+#ifndef JITK_LIB_KERNEL_TEMPLATE_H_
+#define JITK_LIB_KERNEL_TEMPLATE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "jitk/arch.h"
+#include "jitk/kernel.h"
+#include "jitk/shape.h"
+#include "lib/backend/backend.h"
+
+namespace jitk::internal {
+
+struct TunableParam {
+  std::string name;             // "BLOCK"
+  std::vector<int64_t> values;  // candidates, in increasing order
+};
+
+// Kernel arguments laid out for a launch: values in one inline buffer, so a
+// launch allocates nothing.
+class PackedArgs {
+ public:
+  static constexpr size_t kMaxArgs = 24;
+  static constexpr size_t kMaxBytes = 1024;
+
+  template <typename T>
+  void Add(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>, "kernel arguments are copied as bytes");
+    AddBytes(&value, sizeof(T), alignof(T));
+  }
+  void AddBytes(const void* data, size_t size, size_t align);
+
+  void** pointers() { return pointers_; }
+  size_t count() const { return count_; }
+
+ private:
+  alignas(16) std::byte storage_[kMaxBytes];
+  void* pointers_[kMaxArgs];
+  size_t count_ = 0;
+  size_t used_ = 0;
+};
+
+struct LaunchPlan {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t dynamic_shared_bytes = 0;
+  PackedArgs args;
+};
+
+class KernelTemplate {
+ public:
+  virtual ~KernelTemplate() = default;
+
+  virtual absl::string_view name() const = 0;
+  virtual absl::string_view description() const = 0;
+  // File in kernel_templates/ that defines the kernel, e.g. "scaled_add.h".
+  virtual absl::string_view source_file() const = 0;
+
+  // kInvalidArgument naming the bad or missing dimension.
+  virtual absl::Status ValidateShape(const Shape& shape) const = 0;
+
+  // Tunable parameters with candidate values for `arch`.
+  virtual std::vector<TunableParam> SearchSpace(const Shape& shape,
+                                                const ArchInfo& arch) const = 0;
+  // kInvalidArgument naming the parameter or constraint that fails.
+  virtual absl::Status ValidateConfig(const KernelConfig& config, const Shape& shape,
+                                      const ArchInfo& arch) const = 0;
+  // The untuned choice for `arch` (must pass ValidateConfig).
+  virtual KernelConfig DefaultConfig(const Shape& shape, const ArchInfo& arch) const = 0;
+
+  // C++ name expression to instantiate, e.g. "jitk::scaled_add<256, 4, 4, float>".
+  virtual absl::StatusOr<std::string> NameExpression(const KernelConfig& config,
+                                                     const Shape& shape,
+                                                     const ArchInfo& arch) const = 0;
+  // Extra backend-neutral compile options ("-DJITK_FOO=1"); usually none.
+  virtual std::vector<std::string> CompileOptions(const KernelConfig& config, const Shape& shape,
+                                                  const ArchInfo& arch) const {
+    return {};
+  }
+
+  // Checks `args` against the shape and fills grid, block and packed
+  // arguments. kInvalidArgument naming the bad argument.
+  virtual absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape,
+                                  const ArchInfo& arch, const LaunchArgs& args,
+                                  LaunchPlan& plan) const = 0;
+};
+
+// The built-in templates, in a fixed order.
+absl::Span<const KernelTemplate* const> KernelTemplates();
+
+// kInvalidArgument listing the known kernels when `name` is not one.
+absl::StatusOr<const KernelTemplate*> FindKernelTemplate(absl::string_view name);
+
+// Reads a required pointer / integer / float argument (kInvalidArgument
+// naming it when missing or of another kind).
+absl::StatusOr<const void*> RequirePointer(const LaunchArgs& args, absl::string_view name);
+absl::StatusOr<int64_t> RequireInt(const LaunchArgs& args, absl::string_view name);
+absl::StatusOr<float> RequireFloat(const LaunchArgs& args, absl::string_view name);
+
+// Value of a config parameter (kInvalidArgument when absent).
+absl::StatusOr<int64_t> ConfigValue(const KernelConfig& config, absl::string_view name);
+
+}  // namespace jitk::internal
+
+#endif  // JITK_LIB_KERNEL_TEMPLATE_H_
