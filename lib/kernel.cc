@@ -23,15 +23,15 @@ absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_temp
   JITK_RETURN_IF_ERROR(kernel_template.ValidateConfig(config, shape, arch));
   JITK_ASSIGN_OR_RETURN(std::string expression,
                         kernel_template.NameExpression(config, shape, arch));
+  CompileRequest request;
+  JITK_ASSIGN_OR_RETURN(request.headers, TemplateSources());
   JITK_ASSIGN_OR_RETURN(Backend * backend, BackendFor(target.vendor));
   JITK_ASSIGN_OR_RETURN(CompilerInfo compiler, backend->Compiler());
 
-  CompileRequest request;
   request.target = target;
   request.program_name = absl::StrCat(kernel_template.name(), ".jitk");
   request.source = absl::StrCat("#include \"prelude.h\"\n#include \"",
                                 kernel_template.source_file(), "\"\n");
-  JITK_ASSIGN_OR_RETURN(request.headers, TemplateSources());
   request.name_expressions = {expression};
   request.options = kernel_template.CompileOptions(config, shape, arch);
 
