@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One visit to a GPU machine: every test binary (GPU tests run for real),
+# jitk-info, the examples; logs under $OUT, a short table printed last.
+#   bench/device/check_all.sh [BUILD_DIR]     (the build folder built elsewhere and carried)
+set -uo pipefail
+BUILD="${1:-build}"
+OUT="${OUT:-/tmp/jitk-out}"
+mkdir -p "$OUT"
+LOG="$OUT/check_all.log"
+: >"$LOG"
+
+{
+  echo "# date: $(date -u +%FT%TZ)"
+  echo "# commit: $(cat "$BUILD/COMMIT" 2>/dev/null || git rev-parse HEAD 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null |
+    sed 's/^/# gpu: /'
+} | tee -a "$LOG"
+
+echo "== jitk-info --compile" >>"$LOG"
+"$BUILD/lib/jitk-info" --compile >>"$LOG" 2>&1
+info_rc=$?
+
+rows=()
+for test in "$BUILD"/tests/jitk_*_tests; do
+  name=$(basename "$test")
+  echo "== $name" >>"$LOG"
+  start=$(date +%s.%N)
+  "$test" --gtest_brief=1 >>"$LOG" 2>&1
+  rc=$?
+  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  summary=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$LOG" | tail -3 | tr '\n' ' ')
+  rows+=("$(printf '%-34s rc=%-3s %6.1fs' "$name" "$rc" "$secs")")
+done
+
+for example in "$BUILD"/examples/example_*; do
+  echo "== $(basename "$example")" >>"$LOG"
+  "$example" >>"$LOG" 2>&1
+  rows+=("$(printf '%-34s rc=%-3s' "$(basename "$example")" "$?")")
+done
+
+echo
+echo "failed tests:"
+grep -E "^\[  FAILED  \]" "$LOG" | sort -u | head -40
+echo
+printf '%-34s %s\n' "jitk-info --compile" "rc=$info_rc"
+printf '%s\n' "${rows[@]}"
