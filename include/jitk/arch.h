@@ -50,7 +50,7 @@ absl::StatusOr<ArchInfo> LookupArch(absl::string_view name);
 struct Target {
   std::string arch;      // "gfx942", "sm_90", "sm_90a"
   std::string features;  // ":sramecc+:xnack-" or "" (empty = any)
-  Vendor vendor;
+  Vendor vendor = Vendor::kAmd;  // set by ParseTarget from the name
 
   std::string ToString() const { return arch + features; }
 };

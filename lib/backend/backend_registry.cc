@@ -4,13 +4,11 @@
 #include "absl/strings/str_cat.h"
 #include "lib/backend/backend.h"
 
-#if JITK_WITH_HIP && __has_include("lib/backend/hip/hip_backend.h")
+#if JITK_WITH_HIP
 #include "lib/backend/hip/hip_backend.h"
-#define JITK_HAS_HIP_BACKEND 1
 #endif
-#if JITK_WITH_CUDA && __has_include("lib/backend/cuda/cuda_backend.h")
+#if JITK_WITH_CUDA
 #include "lib/backend/cuda/cuda_backend.h"
-#define JITK_HAS_CUDA_BACKEND 1
 #endif
 
 namespace jitk::internal {
@@ -20,10 +18,10 @@ std::vector<Backend*> MakeBackends() {
   std::vector<Backend*> backends;
   // Leaked on purpose: vendor runtimes must outlive every static destructor
   // that might still free device memory.
-#if JITK_HAS_HIP_BACKEND
+#if JITK_WITH_HIP
   backends.push_back(NewHipBackend().release());
 #endif
-#if JITK_HAS_CUDA_BACKEND
+#if JITK_WITH_CUDA
   backends.push_back(NewCudaBackend().release());
 #endif
   return backends;
