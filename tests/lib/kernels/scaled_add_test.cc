@@ -127,7 +127,9 @@ class TemplateDirTest : public ::testing::Test {
 TEST_F(TemplateDirTest, CompileErrorCarriesTheCompilerLog) {
   if (!BackendBuiltIn(Vendor::kNvidia)) GTEST_SKIP() << "CUDA backend not built in";
   // An override directory whose scaled_add.h does not compile.
-  for (const auto& [name, text] : *internal::TemplateSources()) Write(name, text);
+  absl::StatusOr<internal::SourceFiles> builtin = internal::TemplateSources();
+  ASSERT_THAT(builtin, IsOk());
+  for (const auto& [name, text] : *builtin) Write(name, text);
   Write("scaled_add.h",
         "#pragma once\nnamespace jitk { template <int B, int E, int V, typename T>\n"
         "__global__ void scaled_add(T* o, const T* x, const T* y, long long n, float s) {\n"
