@@ -107,7 +107,7 @@ TEST_F(NvrtcCompilerTest, ReportsRegistersSpillsAndLaunchBounds) {
   const ResourceUsage& spilled = code->symbols[1].resources;
   const ResourceUsage& bounded = code->symbols[2].resources;
 
-  EXPECT_GT(wide.registers, 96);
+  EXPECT_GT(wide.registers, 96) << code->log;
   EXPECT_EQ(wide.spills, 0);
   EXPECT_EQ(wide.max_threads_per_block, MaxThreadsForRegisters(wide.registers, 0));
   EXPECT_LT(wide.max_threads_per_block, 1024);
@@ -314,6 +314,13 @@ TEST(NvrtcCompilerLibraryTest, FindsTheBuiltinsBesideLibnvrtcOffTheLoaderPath) {
   char self[4096] = {};
   ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   ASSERT_GT(length, 0);
+  // Some systems' programs cannot even start without the loader cache (their
+  // libstdc++ lives only on cache-listed paths); nothing to check there.
+  if (std::system(absl::StrCat("env -u LD_LIBRARY_PATH ", kLoader, " --inhibit-cache ", self,
+                               " --gtest_list_tests > /dev/null 2>&1")
+                      .c_str()) != 0) {
+    GTEST_SKIP() << "this system's programs need the loader cache to start";
+  }
   std::string command = absl::StrCat(
       "env -u LD_LIBRARY_PATH ", kLoader, " --inhibit-cache ", self,
       " --gtest_filter=NvrtcCompilerTest.CompilesATemplateForSm90AndSm80 > /dev/null 2>&1");
