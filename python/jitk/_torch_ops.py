@@ -1,0 +1,293 @@
+"""jitk kernels on torch tensors: device pointers, the current stream, and
+dtype / device / layout checks with errors that say what to change."""
+
+import json
+import threading
+
+from . import _capi, _core
+
+_SUPPORTED = ("float32", "float16", "bfloat16")
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("this jitk function works on torch tensors, and torch is not "
+                          "installed (pip install torch)")
+    return torch
+
+
+def _check_tensor(torch, what, t):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError("{} must be a torch.Tensor, got {}".format(what, type(t).__name__))
+    if t.device.type != "cuda":
+        raise ValueError("{} is on {}; jitk kernels run on GPU tensors (device 'cuda', which "
+                         "is also ROCm's name in torch): use {}.cuda()".format(
+                             what, t.device, what))
+    name = str(t.dtype).replace("torch.", "")
+    if name not in _SUPPORTED:
+        raise TypeError("{} has dtype {}; jitk kernels take torch.float32, torch.float16 or "
+                        "torch.bfloat16".format(what, t.dtype))
+
+
+def _check_like(what, t, ref_name, ref, same_shape=True):
+    if t.dtype != ref.dtype:
+        raise TypeError("{} has dtype {} but {} has {}; convert one with .to()".format(
+            what, t.dtype, ref_name, ref.dtype))
+    if t.device != ref.device:
+        raise ValueError("{} is on {} but {} is on {}; move them to one GPU".format(
+            what, t.device, ref_name, ref.device))
+    if same_shape and t.shape != ref.shape:
+        raise ValueError("{} has shape {} but {} has {} (no broadcasting)".format(
+            what, tuple(t.shape), ref_name, tuple(ref.shape)))
+
+
+def _check_contiguous(what, t):
+    if not t.is_contiguous():
+        raise ValueError("{} is not contiguous (strides {}); pass {}.contiguous()".format(
+            what, tuple(t.stride()), what))
+
+
+# torch device index -> jitk device ordinal (jitk numbers GPUs over all its
+# backends; torch over one).
+_device_lock = threading.Lock()
+_device_map = {}
+
+
+def _jitk_device(torch, device):
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    ordinal = _device_map.get(index)
+    if ordinal is not None:
+        return ordinal
+    backend = "hip" if getattr(torch.version, "hip", None) else "cuda"
+    devices = _core.discover()["devices"]
+    for d in devices:
+        if d["backend"] == backend and d.get("backend_ordinal") == index:
+            with _device_lock:
+                _device_map[index] = d["ordinal"]
+            return d["ordinal"]
+    raise _capi.JitkError(_capi.NOT_FOUND, "NOT_FOUND",
+                          "torch device {} has no jitk {} device (jitk sees: {})".format(
+                              device, backend, json.dumps(devices)))
+
+
+def _bucket(n):
+    """n rounded up to a power of two: the shape jitk looks the kernel up with,
+    so tensors of every length share a few dozen compiled kernels (the launch
+    itself takes the exact n)."""
+    b = 1
+    while b < n:
+        b <<= 1
+    return b
+
+
+def scaled_add(x, y, scale, out=None):
+    """out = x + y * scale (as torch.add(x, y, alpha=scale)), elementwise, on
+    GPU tensors of one dtype (float32, float16 or bfloat16), shape and device;
+    fp32 arithmetic. `out` may be x or y itself. Returns out."""
+    torch = _torch()
+    _check_tensor(torch, "x", x)
+    _check_tensor(torch, "y", y)
+    _check_like("y", y, "x", x)
+    _check_contiguous("x", x)
+    _check_contiguous("y", y)
+    if out is None:
+        out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    else:
+        _check_tensor(torch, "out", out)
+        _check_like("out", out, "x", x)
+        _check_contiguous("out", out)
+    n = x.numel()
+    if n == 0:
+        return out
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError("scale must be a Python number, got {}".format(type(scale).__name__))
+    device = _jitk_device(torch, x.device)
+    key = "{};n={}".format(_core.dtype_name(x.dtype), _bucket(n))
+    kernel = _core.kernel_cache.get("scaled_add", key, device)
+    args = _scaled_add_args()
+    args[0].pointer = out.data_ptr()
+    args[1].pointer = x.data_ptr()
+    args[2].pointer = y.data_ptr()
+    args[3].integer = n
+    args[4].real = float(scale)
+    kernel.launch_array(args, torch.cuda.current_stream(x.device).cuda_stream or None)
+    return out
+
+
+# One jitk_arg array per thread, names and kinds filled once: building a
+# ctypes array per call costs several microseconds, patching five values a
+# fraction of one. The C call copies the values before it returns.
+_SCALED_ADD_SLOTS = ((b"out", _capi.ARG_POINTER), (b"x", _capi.ARG_POINTER),
+                     (b"y", _capi.ARG_POINTER), (b"n", _capi.ARG_INT),
+                     (b"scale", _capi.ARG_FLOAT))
+_per_thread = threading.local()
+
+
+def _scaled_add_args():
+    args = getattr(_per_thread, "scaled_add", None)
+    if args is None:
+        args = (_capi.Arg * len(_SCALED_ADD_SLOTS))()
+        for slot, (name, kind) in zip(args, _SCALED_ADD_SLOTS):
+            slot.name, slot.kind = name, kind
+        _per_thread.scaled_add = args
+    return args
+
+
+# --- sparse attention ----------------------------------------------------------
+
+# jitk's AttentionLayout and MaskMod values (include/jitk/block_mask.h).
+LAYOUTS = {"dense": 0, "causal": 1, "sliding_window": 2, "bigbird": 3, "strided": 4,
+           "custom": 5}
+MASK_MODS = {"none": 0, "causal": 1, "sliding_window_causal": 2, "sliding_window": 3}
+_DEFAULT_MASK = {0: 0, 1: 1, 2: 2, 3: 0, 4: 1, 5: 0}  # DefaultMaskMod(layout)
+_LAYOUT_OF_MASK = {"none": "custom", "causal": "causal",
+                   "sliding_window_causal": "sliding_window", "sliding_window": "custom"}
+
+
+def _block_size(block_mask):
+    size = getattr(block_mask, "BLOCK_SIZE", None)
+    if size is None:
+        size = getattr(block_mask, "block_size")
+    if isinstance(size, (tuple, list)):
+        if len(set(size)) != 1:
+            raise ValueError("jitk needs equal query and key block sizes, got BLOCK_SIZE={}"
+                             .format(tuple(size)))
+        size = size[0]
+    return int(size)
+
+
+def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, scale=None,
+                layout=None, out=None, return_lse=False):
+    """Block-sparse attention softmax(q k^T * scale) v over the blocks of
+    `block_mask`, on GPU tensors q [B, Hq, Lq, D], k and v [B, Hkv, Lk, D]
+    (Hq a multiple of Hkv; float16, bfloat16 or float32).
+
+    block_mask: a torch FlexAttention BlockMask (or any object with its
+    kv_num_blocks, kv_indices, full_kv_num_blocks, full_kv_indices int32 CUDA
+    tensors and BLOCK_SIZE). Partial blocks apply the element mask `mask`
+    ('none', 'causal', 'sliding_window_causal', 'sliding_window'; the last two
+    use `window` and `global_tokens`), full blocks none, the way FlexAttention
+    applies its mask_mod. `layout` ('causal', 'sliding_window', 'custom', ...)
+    picks the tuned configs; by default it follows `mask`.
+
+    Returns out [B, Hq, Lq, D], or (out, lse) with lse [B, Hq, Lq] float32
+    (natural log) when return_lse."""
+    torch = _torch()
+    if "sparse_attn" not in _core.kernel_names():
+        raise NotImplementedError("this libjitk_c.so ({}) has no sparse_attn kernel".format(
+            _capi.library_path()))
+    for what, t in (("q", q), ("k", k), ("v", v)):
+        _check_tensor(torch, what, t)
+        if t.dim() != 4:
+            raise ValueError("{} must be 4-D [batch, heads, length, head_dim], got shape {}"
+                             .format(what, tuple(t.shape)))
+        if t.stride(-1) != 1:
+            raise ValueError("{}'s head dimension must be contiguous (stride 1), got strides {};"
+                             " pass {}.contiguous()".format(what, tuple(t.stride()), what))
+    _check_like("k", k, "q", q, same_shape=False)
+    _check_like("v", v, "q", q, same_shape=False)
+    b, hq, lq, d = q.shape
+    if k.shape != v.shape:
+        raise ValueError("k and v must have one shape, got {} and {}".format(
+            tuple(k.shape), tuple(v.shape)))
+    if k.shape[0] != b or k.shape[3] != d:
+        raise ValueError("k has shape {}; batch and head_dim must match q's {}".format(
+            tuple(k.shape), tuple(q.shape)))
+    hkv, lk = k.shape[1], k.shape[2]
+    if hq % hkv != 0:
+        raise ValueError("q has {} heads, k and v {}: the query heads must be a multiple of "
+                         "the key/value heads".format(hq, hkv))
+    if mask not in MASK_MODS:
+        raise ValueError("mask must be one of {}, got {!r}".format(sorted(MASK_MODS), mask))
+    layout = _LAYOUT_OF_MASK[mask] if layout is None else layout
+    if layout not in LAYOUTS:
+        raise ValueError("layout must be one of {}, got {!r}".format(sorted(LAYOUTS), layout))
+    block = _block_size(block_mask)
+
+    arrays = {}
+    for name in ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices"):
+        t = getattr(block_mask, name, None)
+        if t is None:
+            if name.startswith("full_"):
+                continue
+            raise ValueError("block_mask has no {}".format(name))
+        if t.dtype != torch.int32 or t.device != q.device or not t.is_contiguous():
+            raise ValueError("block_mask.{} must be a contiguous int32 tensor on {}, got {} on {}"
+                             .format(name, q.device, t.dtype, t.device))
+        arrays[name] = t
+    counts = arrays["kv_num_blocks"]
+    if counts.dim() != 3:
+        raise ValueError("block_mask.kv_num_blocks must be [B, H, num_q_blocks], got {}".format(
+            tuple(counts.shape)))
+    mask_b, mask_h = counts.shape[0], counts.shape[1]
+    num_q_blocks, num_kv_blocks = (lq + block - 1) // block, (lk + block - 1) // block
+    for name in ("kv_indices", "full_kv_indices"):
+        t = arrays.get(name)
+        if t is None:
+            continue
+        if t.dim() == 4 and t.shape[3] > num_kv_blocks:
+            # Rows wider than the key blocks (padding): the first entries are
+            # the ones a row's count covers; the kernel wants rows of exactly
+            # num_kv_blocks.
+            t = arrays[name] = t[..., :num_kv_blocks].contiguous()
+        if tuple(t.shape) != (mask_b, mask_h, num_q_blocks, num_kv_blocks):
+            raise ValueError("block_mask.{} has shape {}; lq={} and lk={} in blocks of {} need "
+                             "[{}, {}, {}, {}]".format(name, tuple(t.shape), lq, lk, block, mask_b,
+                                                       mask_h, num_q_blocks, num_kv_blocks))
+    for name in ("kv_num_blocks", "full_kv_num_blocks"):
+        t = arrays.get(name)
+        if t is not None and tuple(t.shape) != (mask_b, mask_h, num_q_blocks):
+            raise ValueError("block_mask.{} has shape {}; expected [{}, {}, {}]".format(
+                name, tuple(t.shape), mask_b, mask_h, num_q_blocks))
+
+    if out is None:
+        out = torch.empty_like(q, memory_format=torch.contiguous_format)
+    else:
+        _check_tensor(torch, "out", out)
+        _check_like("out", out, "q", q)
+        if out.stride(-1) != 1:
+            raise ValueError("out's head dimension must be contiguous")
+    lse = torch.empty((b, hq, lq), dtype=torch.float32, device=q.device) if return_lse else None
+
+    dims = {"b": b, "hq": hq, "hkv": hkv, "lq": lq, "lk": lk, "d": d, "block": block,
+            "layout": LAYOUTS[layout]}
+    if MASK_MODS[mask] != _DEFAULT_MASK[LAYOUTS[layout]]:
+        dims["mask"] = MASK_MODS[mask]
+    device = _jitk_device(torch, q.device)
+    kernel = _core.kernel_cache.get("sparse_attn", _core.shape_key(q.dtype, dims), device)
+
+    pointers = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "o": out.data_ptr(),
+                "lse": lse.data_ptr() if lse is not None else 0}
+    for name, t in arrays.items():
+        pointers[name] = t.data_ptr()
+    strides = {}
+    for what, t in (("q", q), ("k", k), ("v", v), ("o", out)):
+        strides[what] = (t.stride(0), t.stride(1), t.stride(2))
+    kernel.launch(sparse_attn_args(pointers, strides, mask_b, mask_h, window, global_tokens,
+                                   scale),
+                  stream=torch.cuda.current_stream(q.device).cuda_stream)
+    return (out, lse) if return_lse else out
+
+
+def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global_tokens=0,
+                     scale=None):
+    """The sparse_attn launch arguments (lib/attention/sparse_attn_template.h)
+    as (name, value) pairs. `pointers` maps q, k, v, o, lse (0: none) and the
+    block-mask arrays to addresses (full_kv_* may be absent); `strides` maps
+    q, k, v, o to their (batch, head, row) element strides."""
+    args = [(name, _core.Pointer(pointers.get(name, 0)))
+            for name in ("q", "k", "v", "o", "lse", "kv_num_blocks", "kv_indices")]
+    if pointers.get("full_kv_num_blocks") or pointers.get("full_kv_indices"):
+        args += [("full_kv_num_blocks", _core.Pointer(pointers.get("full_kv_num_blocks", 0))),
+                 ("full_kv_indices", _core.Pointer(pointers.get("full_kv_indices", 0)))]
+    args += [("mask_batch", int(mask_batch)), ("mask_heads", int(mask_heads)),
+             ("window", int(window)), ("global_tokens", int(global_tokens))]
+    if scale is not None:
+        args.append(("scale", float(scale)))
+    for what in ("q", "k", "v", "o"):
+        b, h, l = strides[what]
+        args += [(what + "_stride_b", int(b)), (what + "_stride_h", int(h)),
+                 (what + "_stride_l", int(l))]
+    return args

@@ -1,0 +1,122 @@
+"""jitk on torch tensors, side by side with torch: scaled_add against
+torch.add(x, y, alpha=s), the argument checks, and sparse_attn against SDPA
+when the kernel is built in. Skipped without torch, a GPU or the library."""
+
+import unittest
+
+from _setup import jitk, library_or_skip, torch_cuda
+
+torch = torch_cuda()
+
+
+class TorchTest(unittest.TestCase):
+    def setUp(self):
+        if torch is None:
+            self.skipTest("needs torch with a GPU")
+        library_or_skip(self)
+
+
+class ScaledAddTest(TorchTest):
+    DTYPES = ()
+
+    def setUp(self):
+        TorchTest.setUp(self)
+        self.DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+    def test_matches_torch_add_for_every_dtype_and_odd_lengths(self):
+        g = torch.Generator(device="cuda").manual_seed(0)
+        for dtype in self.DTYPES:
+            for n in (1, 7, 1000, 65537, 1 << 20, (1 << 20) + 3):
+                x = torch.randn(n, device="cuda", dtype=dtype, generator=g)
+                y = torch.randn(n, device="cuda", dtype=dtype, generator=g)
+                got = jitk.scaled_add(x, y, -0.75)
+                want = torch.add(x.double(), y.double(), alpha=-0.75)
+                r = jitk.parity(got, want, name="{} n={}".format(dtype, n), verbose=False)
+                tol = {torch.float32: 1e-6, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}[dtype]
+                self.assertLessEqual(r["max_abs"], tol * (1 + want.abs().max().item()),
+                                     (dtype, n, r))
+                self.assertEqual(got.dtype, dtype)
+                self.assertEqual(got.shape, x.shape)
+
+    def test_any_shape_out_and_in_place(self):
+        x = torch.randn(3, 5, 7, device="cuda")
+        y = torch.randn(3, 5, 7, device="cuda")
+        want = torch.add(x, y, alpha=2.0)
+        out = torch.empty_like(x)
+        self.assertIs(jitk.scaled_add(x, y, 2.0, out=out), out)
+        self.assertTrue(torch.allclose(out, want))
+        jitk.scaled_add(x, y, 2.0, out=x)  # in place
+        self.assertTrue(torch.allclose(x, want))
+
+    def test_misaligned_views_and_empty_tensors(self):
+        base = torch.randn(1 << 16, device="cuda", dtype=torch.float16)
+        other = torch.randn(1 << 16, device="cuda", dtype=torch.float16)
+        x, y = base[1:][:-2], other[3:]  # offsets 1 and 3 elements: scalar path
+        got = jitk.scaled_add(x, y, 0.5)
+        self.assertTrue(torch.allclose(got.float(), torch.add(x, y, alpha=0.5).float(),
+                                       atol=2e-3, rtol=2e-3))
+        empty = torch.empty(0, device="cuda")
+        self.assertEqual(jitk.scaled_add(empty, empty, 1.0).numel(), 0)
+
+    def test_runs_on_the_current_stream(self):
+        x = torch.randn(1 << 22, device="cuda")
+        y = torch.randn(1 << 22, device="cuda")
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            got = jitk.scaled_add(x, y, 3.0)
+        stream.synchronize()
+        self.assertTrue(torch.allclose(got, torch.add(x, y, alpha=3.0)))
+
+    def test_bad_tensors_are_named(self):
+        x = torch.randn(16, device="cuda")
+        with self.assertRaisesRegex(ValueError, "x is on cpu"):
+            jitk.scaled_add(x.cpu(), x, 1.0)
+        with self.assertRaisesRegex(TypeError, "x has dtype torch.int32"):
+            jitk.scaled_add(x.int(), x.int(), 1.0)
+        with self.assertRaisesRegex(TypeError, "y has dtype torch.float16 but x has"):
+            jitk.scaled_add(x, x.half(), 1.0)
+        with self.assertRaisesRegex(ValueError, r"y has shape \(8,\) but x has \(16,\)"):
+            jitk.scaled_add(x, x[:8], 1.0)
+        with self.assertRaisesRegex(ValueError, "x is not contiguous"):
+            jitk.scaled_add(x[::2], x[::2], 1.0)
+        with self.assertRaisesRegex(TypeError, "x must be a torch.Tensor"):
+            jitk.scaled_add([1.0], x, 1.0)
+        with self.assertRaisesRegex(TypeError, "scale must be a Python number"):
+            jitk.scaled_add(x, x, torch.tensor(1.0))
+
+    def test_parity_on_tensors(self):
+        a = torch.randn(1000, device="cuda")
+        r = jitk.parity(a, a.double(), verbose=False)
+        self.assertEqual(r["max_abs"], 0.0)
+        r = jitk.parity(a.half(), a, verbose=False)
+        self.assertGreater(r["cosine"], 0.9999)
+        self.assertGreater(r["max_abs"], 0.0)
+
+
+class SparseAttnTest(TorchTest):
+    def setUp(self):
+        TorchTest.setUp(self)
+        if "sparse_attn" not in jitk.kernel_names():
+            self.skipTest("this libjitk_c.so has no sparse_attn kernel")
+        try:
+            from torch.nn.attention.flex_attention import create_block_mask
+        except ImportError:
+            self.skipTest("needs torch FlexAttention (torch >= 2.5)")
+        self.create_block_mask = create_block_mask
+
+    def test_causal_matches_sdpa(self):
+        b, h, l, d = 2, 4, 1024, 128
+        for dtype in (torch.float16, torch.bfloat16):
+            q, k, v = (torch.randn(b, h, l, d, device="cuda", dtype=dtype) for _ in range(3))
+            mask = self.create_block_mask(lambda b_, h_, qi, ki: ki <= qi, None, None, l, l,
+                                          device="cuda")
+            got = jitk.sparse_attn(q, k, v, mask, mask="causal")
+            want = torch.nn.functional.scaled_dot_product_attention(
+                q.double(), k.double(), v.double(), is_causal=True)
+            r = jitk.parity(got, want, name="sparse_attn causal {}".format(dtype),
+                            verbose=False)
+            self.assertGreater(r["cosine"], 0.9999, r)
+
+
+if __name__ == "__main__":
+    unittest.main()
