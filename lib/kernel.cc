@@ -9,6 +9,8 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "cache/cache_key.h"
+#include "cache/kernel_cache.h"
 #include "lib/internal/device_impl.h"
 #include "lib/internal/kernel_impl.h"
 #include "lib/internal/status_macros.h"
@@ -16,6 +18,44 @@
 
 namespace jitk {
 namespace internal {
+
+namespace {
+
+CompiledKernel FromRecord(const cache::CodeObjectRecord& record, const KernelConfig& config) {
+  CompiledKernel compiled;
+  compiled.kernel = record.kernel;
+  compiled.symbol = record.symbol;
+  compiled.name_expression = record.name_expression;
+  compiled.config = config;
+  compiled.target = record.target;
+  compiled.code_object = record.code;
+  compiled.resources = record.resources;
+  compiled.compiler = record.compiler;
+  compiled.compile_ms = record.compile_ms;
+  return compiled;
+}
+
+cache::CodeObjectRecord ToRecord(const CompiledKernel& compiled, std::string key) {
+  cache::CodeObjectRecord record;
+  record.key = std::move(key);
+  record.kernel = compiled.kernel;
+  record.symbol = compiled.symbol;
+  record.name_expression = compiled.name_expression;
+  record.target = compiled.target;
+  record.compiler = compiled.compiler;
+  record.config = KernelConfigToString(compiled.config);
+  record.resources = compiled.resources;
+  record.compile_ms = compiled.compile_ms;
+  record.code = compiled.code_object;
+  return record;
+}
+
+// Cache problems never fail a compile; the cache itself has warned.
+void StoreQuietly(absl::string_view arch, cache::CodeObjectRecord record) {
+  (void)cache::DefaultKernelCache().PutCodeObject(arch, std::move(record));
+}
+
+}  // namespace
 
 absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
                                                const Shape& shape, const KernelConfig& config,
@@ -35,6 +75,20 @@ absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_temp
   request.name_expressions = {expression};
   request.options = kernel_template.CompileOptions(config, shape, arch);
 
+  // The code object cache is keyed by everything that changes the binary.
+  const std::string compiler_id = compiler.ToString();
+  const std::string target_text = target.ToString();
+  std::vector<cache::HeaderText> headers;
+  for (const auto& [name, text] : request.headers) headers.push_back({name, text});
+  absl::StatusOr<std::string> key = cache::MakeCodeObjectKey(
+      {.source = request.source, .headers = headers, .name_expression = expression,
+       .options = request.options, .compiler = compiler_id, .target = target_text});
+  if (key.ok()) {
+    absl::StatusOr<cache::CodeObjectHit> hit =
+        cache::DefaultKernelCache().GetCodeObject(target.arch, *key);
+    if (hit.ok() && hit->record->symbol.size() > 0) return FromRecord(*hit->record, config);
+  }
+
   absl::StatusOr<CodeObject> code = backend->Compile(request);
   if (!code.ok()) {
     return absl::Status(code.status().code(),
@@ -53,9 +107,10 @@ absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_temp
   compiled.target = code->target;
   compiled.code_object = std::move(code->binary);
   compiled.resources = code->symbols[0].resources;
-  compiled.compiler = compiler.ToString();
+  compiled.compiler = compiler_id;
   compiled.log = std::move(code->log);
   compiled.compile_ms = code->compile_ms;
+  if (key.ok()) StoreQuietly(target.arch, ToRecord(compiled, *key));
   return compiled;
 }
 
@@ -152,6 +207,39 @@ KernelMemo& Memo() {
   return *kMemo;
 }
 
+}  // namespace
+
+std::pair<KernelConfig, ConfigSource> ChooseConfig(const KernelTemplate& kernel_template,
+                                                   const Shape& shape, const DeviceInfo& device,
+                                                   const ArchInfo& arch) {
+  absl::StatusOr<Backend*> backend = BackendFor(device.vendor);
+  absl::StatusOr<CompilerInfo> compiler =
+      backend.ok() ? (*backend)->Compiler() : absl::StatusOr<CompilerInfo>(backend.status());
+  if (compiler.ok()) {
+    const std::string shape_key = shape.Key();
+    const std::string compiler_id = compiler->ToString();
+    const std::vector<std::string> exact_dims = kernel_template.ExactDims();
+    absl::StatusOr<cache::TuningHit> tuned = cache::DefaultKernelCache().LookupTuning(
+        {.arch = device.arch, .device_name = device.name, .compute_units = device.compute_units,
+         .kernel = kernel_template.name(), .shape_key = shape_key, .compiler = compiler_id,
+         .exact_dims = exact_dims});
+    if (tuned.ok()) {
+      absl::StatusOr<KernelConfig> config = ParseKernelConfig(tuned->record->config);
+      // A row from an older template whose parameters no longer fit is skipped.
+      if (config.ok() && kernel_template.ValidateConfig(*config, shape, arch).ok()) {
+        ConfigSource source = !tuned->exact                              ? ConfigSource::kNearestTuned
+                              : tuned->from_memo                         ? ConfigSource::kMemo
+                              : tuned->layer == cache::CacheLayer::kSystemDb ? ConfigSource::kSystemDb
+                                                                         : ConfigSource::kUserDb;
+        return {*std::move(config), source};
+      }
+    }
+  }
+  return {kernel_template.DefaultConfig(shape, arch), ConfigSource::kDefault};
+}
+
+namespace {
+
 absl::StatusOr<Target> DeviceTarget(const DeviceInfo& device) {
   return ParseTarget(device.target.empty() ? device.arch : device.target);
 }
@@ -206,13 +294,12 @@ absl::StatusOr<Kernel> get_kernel(absl::string_view name, const Shape& shape,
   const ArchInfo arch = internal::ArchForDevice(device.info());
   JITK_ASSIGN_OR_RETURN(Target target, internal::DeviceTarget(device.info()));
 
-  ConfigSource source = ConfigSource::kDefault;
+  ConfigSource source = ConfigSource::kExplicit;
   KernelConfig config;
   if (options.config.has_value()) {
-    source = ConfigSource::kExplicit;
     config = *options.config;
   } else {
-    config = kernel_template->DefaultConfig(shape, arch);
+    std::tie(config, source) = internal::ChooseConfig(*kernel_template, shape, device.info(), arch);
   }
   JITK_ASSIGN_OR_RETURN(CompiledKernel compiled,
                         internal::CompileTemplate(*kernel_template, shape, config, target, arch));

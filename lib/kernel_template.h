@@ -93,6 +93,10 @@ class KernelTemplate {
     return {};
   }
 
+  // Shape dimensions that are categories, not sizes ("layout", "d"): a tuned
+  // configuration is borrowed from a neighbouring shape only when these match.
+  virtual std::vector<std::string> ExactDims() const { return {}; }
+
   // Checks `args` against the shape and fills grid, block and packed
   // arguments. kInvalidArgument naming the bad argument.
   virtual absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape,

@@ -4,6 +4,7 @@
 #define JITK_LIB_INTERNAL_KERNEL_IMPL_H_
 
 #include <memory>
+#include <utility>
 
 #include "jitk/kernel.h"
 #include "lib/backend/backend.h"
@@ -30,6 +31,12 @@ namespace internal {
 absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
                                                const Shape& shape, const KernelConfig& config,
                                                const Target& target, const ArchInfo& arch);
+
+// The configuration get_kernel uses when none is given: tuned (cache: user
+// DB, system DBs, nearest tuned shape) or the template's default.
+std::pair<KernelConfig, ConfigSource> ChooseConfig(const KernelTemplate& kernel_template,
+                                                   const Shape& shape, const DeviceInfo& device,
+                                                   const ArchInfo& arch);
 
 // Loads a compiled kernel on `device`; refuses code for another target.
 absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const Shape& shape,
