@@ -11,6 +11,7 @@ absl::Span<const KernelTemplate* const> KernelTemplates() {
   // One line per built-in template; explicit so static linking keeps them.
   static const KernelTemplate* const kTemplates[] = {
       &ScaledAddKernelTemplate(),
+      &SparseAttnKernelTemplate(),
   };
   return kTemplates;
 }

@@ -7,6 +7,7 @@
 namespace jitk::internal {
 
 const KernelTemplate& ScaledAddKernelTemplate();
+const KernelTemplate& SparseAttnKernelTemplate();  // lib/attention/sparse_attn_template.cc
 
 }  // namespace jitk::internal
 

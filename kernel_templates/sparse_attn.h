@@ -1,0 +1,161 @@
+// sparse_attn.h — block-sparse flash attention, forward pass.
+//
+//   O = softmax(Q K^T * scale + mask) V,  LSE = log(sum exp(Q K^T * scale))
+//
+// One block of the grid computes BLOCK_M query rows of one (batch, head):
+// it walks the key blocks its query block lists in the block mask (full
+// blocks first, no mask work; then partial blocks with the element mask
+// MASK), BLOCK_N keys per tile, with an online softmax in fp32. K/V tiles
+// stream through STAGES shared-memory buffers (cp.async groups on NVIDIA).
+// Query blocks with no key block write zeros and LSE -inf and exit; a row
+// whose every key is masked ends with l = 0 and does the same, never NaN.
+//
+// Grid: (ceil(len_q / BLOCK_M), heads_q, batch); x is reversed so the query
+// tiles with the most key blocks of a causal mask start first.
+// Block: WAVES * wave size threads. NVIDIA takes the shared memory as dynamic
+// (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
+//
+// ENGINE picks the matrix path (EngineKind): kEngineMma (sm_80+ f16/bf16),
+// kEngineMfma (CDNA f16/bf16), kEngineFma (fp32 storage, and the fallback).
+#pragma once
+
+#include "prelude.h"
+#include "sparse_attn_common.h"
+#include "sparse_attn_fma.h"
+#include "sparse_attn_mfma.h"
+#include "sparse_attn_mma.h"
+#include "sparse_attn_params.h"
+
+namespace jitk {
+namespace attn {
+
+template <int ENGINE, int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T,
+          int MASK>
+struct EngineSelect {
+  static_assert(ENGINE == kEngineFma, "this matrix engine is not available for the target");
+  typedef FmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> type;
+};
+#if JITK_ATTN_HAS_MMA
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+struct EngineSelect<kEngineMma, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> {
+  typedef MmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> type;
+};
+#endif
+#if JITK_ATTN_HAS_MFMA
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+struct EngineSelect<kEngineMfma, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> {
+  typedef MfmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> type;
+};
+#endif
+
+template <typename E>
+JITK_DEVICE void set_engine_shared(E&, char*) {}
+template <int BM, int BN, int W, int S, int D, typename T, int MASK>
+JITK_DEVICE void set_engine_shared(FmaEngine<BM, BN, W, S, D, T, MASK>& e, char* smem) {
+  e.set_shared(smem);
+}
+
+// One query tile: the pipeline over its key tiles around an engine E.
+template <typename E>
+JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
+  typedef typename E::Elem T;
+  constexpr int BM = E::kBlockM;
+  constexpr int BN = E::kBlockN;
+  constexpr int S = E::kStages;
+  constexpr int D = E::kHeadDim;
+  constexpr int kThreads = E::kThreads;
+  constexpr int kRow = PaddedRow(D, int(sizeof(T)));
+  constexpr int kKV = BN * kRow;  // elements of one K (or V) tile
+
+  const int num_q_tiles = (p.len_q + BM - 1) / BM;
+  const int q0 = (num_q_tiles - 1 - int(blockIdx.x)) * BM;
+  const int h = int(blockIdx.y);
+  const int b = int(blockIdx.z);
+  const int hk = h / (p.heads_q / p.heads_kv);
+
+  const int mrow = b * p.mask_stride_b + h * p.mask_stride_h + q0 / p.block;
+  KvSchedule sched;
+  sched.block = p.block;
+  sched.block_n = BN;
+  sched.tiles_per_block = p.block / BN;
+  sched.partial = p.kv_indices + i64(mrow) * p.num_kv_blocks;
+  int n_partial = clamp_count(p.kv_num_blocks[mrow], p.num_kv_blocks);
+  sched.n_full = 0;
+  sched.full = sched.partial;
+  if (p.full_kv_num_blocks != nullptr) {
+    sched.full = p.full_kv_indices + i64(mrow) * p.num_kv_blocks;
+    sched.n_full = clamp_count(p.full_kv_num_blocks[mrow], p.num_kv_blocks);
+  }
+  sched.n_tiles = (sched.n_full + n_partial) * sched.tiles_per_block;
+
+  T* out = static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
+  float* lse = p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
+  if (sched.n_tiles == 0) {
+    write_empty_rows<BM, D, kThreads, T>(out, p.o_stride_l, lse, q0, p.len_q);
+    return;
+  }
+
+  const T* qg = static_cast<const T*>(p.q) + b * p.q_stride_b + h * p.q_stride_h;
+  const T* kg = static_cast<const T*>(p.k) + b * p.k_stride_b + hk * p.k_stride_h;
+  const T* vg = static_cast<const T*>(p.v) + b * p.v_stride_b + hk * p.v_stride_h;
+  T* sq = reinterpret_cast<T*>(smem);
+  T* skv = sq + (E::kQInShared ? BM * kRow : 0);
+
+  E engine;
+  set_engine_shared(engine, smem);
+  engine.begin(qg, p.q_stride_l, q0, p.len_q);
+  if (E::kQInShared) global_to_shared<BM, D, kThreads, T>(sq, qg, p.q_stride_l, q0, p.len_q);
+  cp_async_commit();
+#pragma unroll
+  for (int t = 0; t < S - 1; ++t) {
+    if (t < sched.n_tiles) {
+      bool partial;
+      int kv0 = sched.tile_start(t, &partial);
+      global_to_shared<BN, D, kThreads, T>(skv + t * 2 * kKV, kg, p.k_stride_l, kv0, p.len_k);
+      global_to_shared<BN, D, kThreads, T>(skv + t * 2 * kKV + kKV, vg, p.v_stride_l, kv0, p.len_k);
+    }
+    cp_async_commit();
+  }
+
+  for (int t = 0; t < sched.n_tiles; ++t) {
+    // Refill the stage consumed in the previous iteration.
+    const int next = t + S - 1;
+    if (next < sched.n_tiles) {
+      bool partial;
+      int kv0 = sched.tile_start(next, &partial);
+      T* dst = skv + (next % S) * 2 * kKV;
+      global_to_shared<BN, D, kThreads, T>(dst, kg, p.k_stride_l, kv0, p.len_k);
+      global_to_shared<BN, D, kThreads, T>(dst + kKV, vg, p.v_stride_l, kv0, p.len_k);
+    }
+    cp_async_commit();
+    cp_async_wait<S - 1>();  // tile t (and Q) have landed
+    block_sync();
+    if (t == 0) engine.load_q(sq);
+    bool partial;
+    int kv0 = sched.tile_start(t, &partial);
+    const T* stage = skv + (t % S) * 2 * kKV;
+    engine.tile(sq, stage, stage + kKV, q0, kv0, partial, p);
+    block_sync();
+  }
+  engine.finish(out, p.o_stride_l, lse, q0, p.len_q);
+}
+
+}  // namespace attn
+
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
+          int ENGINE>
+__global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const SparseAttnParams p) {
+  typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
+                                      MASK>::type Engine;
+  static_assert(STAGES >= 1, "STAGES must be at least 1");
+  constexpr int kSmem = attn::SmemBytes(ENGINE, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
+#if JITK_HIP
+  __shared__ __attribute__((aligned(16))) char smem[kSmem];
+#else
+  static_assert(kSmem > 0, "shared memory layout");
+  extern __shared__ __align__(16) char smem[];
+#endif
+  attn::attention_tile<Engine>(p, smem);
+}
+
+}  // namespace jitk

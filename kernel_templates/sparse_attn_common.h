@@ -1,0 +1,131 @@
+// sparse_attn_common.h — what every sparse_attn engine shares: the element
+// mask, the walk over a query block's key blocks, tile copies into shared
+// memory, and 4-element loads / stores in any storage type.
+#pragma once
+
+#include "prelude.h"
+#include "sparse_attn_ops.h"
+#include "sparse_attn_params.h"
+
+namespace jitk {
+namespace attn {
+
+JITK_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
+constexpr float kLn2 = 0.69314718055994530942f;
+
+// The element mask of partial blocks (see MaskKind).
+template <int MASK>
+JITK_DEVICE bool mask_allows(int q, int k, int window, int global_tokens) {
+  if (MASK == kMaskCausal) return k <= q;
+  if (MASK == kMaskSlidingCausal) return k <= q && (q - k < window || k < global_tokens);
+  if (MASK == kMaskSliding) {
+    return q < global_tokens || k < global_tokens || (q - k < window && k - q < window);
+  }
+  return true;
+}
+
+// The key tiles one query block visits: its full blocks, then its partial
+// ones, each cut into block / BLOCK_N tiles.
+struct KvSchedule {
+  const int* full;
+  const int* partial;
+  int n_full;
+  int tiles_per_block;
+  int n_tiles;
+  int block;
+  int block_n;
+
+  // Start key of tile t; sets *is_partial.
+  JITK_DEVICE int tile_start(int t, bool* is_partial) const {
+    int bi = t / tiles_per_block;
+    int sub = t - bi * tiles_per_block;
+    int index;
+    if (bi < n_full) {
+      index = full[bi];
+      *is_partial = false;
+    } else {
+      index = partial[bi - n_full];
+      *is_partial = true;
+    }
+    return index * block + sub * block_n;
+  }
+};
+
+JITK_DEVICE int clamp_count(int n, int hi) { return n < 0 ? 0 : (n > hi ? hi : n); }
+
+// Copies rows [start, start + ROWS) of a [len, HEAD_DIM] tensor (row stride
+// `stride` elements) into shared memory with padded rows. Rows outside
+// [0, len) become zeros, so indices from a bad mask never read out of bounds.
+template <int ROWS, int HEAD_DIM, int THREADS, typename T>
+JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, int len) {
+  constexpr int kChunk = 16 / int(sizeof(T));
+  constexpr int kPerRow = HEAD_DIM / kChunk;
+  constexpr int kRow = PaddedRow(HEAD_DIM, int(sizeof(T)));
+  constexpr int kTotal = ROWS * kPerRow;
+  static_assert(HEAD_DIM % kChunk == 0, "rows must be whole 16-byte chunks");
+#pragma unroll
+  for (int i = 0; i < (kTotal + THREADS - 1) / THREADS; ++i) {
+    int c = int(threadIdx.x) + i * THREADS;
+    if (kTotal % THREADS == 0 || c < kTotal) {
+      int r = c / kPerRow;
+      int col = (c - r * kPerRow) * kChunk;
+      int row = start + r;
+      bool valid = unsigned(row) < unsigned(len);
+      const T* g = src + (valid ? i64(row) * stride + col : i64(0));
+      copy16_async(dst + r * kRow + col, g, valid);
+    }
+  }
+}
+
+// Four consecutive elements as floats, and back.
+struct F4 {
+  float v[4];
+};
+
+template <typename T>
+JITK_DEVICE F4 load4(const T* p) {
+  Frag4 f = *reinterpret_cast<const Frag4*>(p);
+  T e0, e1, e2, e3;
+  e0.bits = u16(f.lo);
+  e1.bits = u16(f.lo >> 16);
+  e2.bits = u16(f.hi);
+  e3.bits = u16(f.hi >> 16);
+  F4 r = {{to_float(e0), to_float(e1), to_float(e2), to_float(e3)}};
+  return r;
+}
+template <>
+JITK_DEVICE F4 load4<float>(const float* p) {
+  return *reinterpret_cast<const F4*>(p);
+}
+
+template <typename T>
+JITK_DEVICE void store4(T* p, float a, float b, float c, float d) {
+  Frag4 f;
+  f.lo = u32(from_float<T>(a).bits) | (u32(from_float<T>(b).bits) << 16);
+  f.hi = u32(from_float<T>(c).bits) | (u32(from_float<T>(d).bits) << 16);
+  *reinterpret_cast<Frag4*>(p) = f;
+}
+template <>
+JITK_DEVICE void store4<float>(float* p, float a, float b, float c, float d) {
+  F4 r = {{a, b, c, d}};
+  *reinterpret_cast<F4*>(p) = r;
+}
+
+// Rows of a query tile whose every key is masked: zeros and LSE -inf.
+template <int ROWS, int HEAD_DIM, int THREADS, typename T>
+JITK_DEVICE void write_empty_rows(T* o, i64 o_stride, float* lse, int q0, int len_q) {
+  constexpr int kPerRow = HEAD_DIM / 4;
+  for (int c = int(threadIdx.x); c < ROWS * kPerRow; c += THREADS) {
+    int r = c / kPerRow;
+    int row = q0 + r;
+    if (row < len_q) store4<T>(o + i64(row) * o_stride + (c - r * kPerRow) * 4, 0.f, 0.f, 0.f, 0.f);
+  }
+  if (lse != nullptr) {
+    for (int r = int(threadIdx.x); r < ROWS; r += THREADS) {
+      if (q0 + r < len_q) lse[q0 + r] = neg_inf();
+    }
+  }
+}
+
+}  // namespace attn
+}  // namespace jitk

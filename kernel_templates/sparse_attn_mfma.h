@@ -1,0 +1,182 @@
+// sparse_attn_mfma.h — AMD CDNA engine (MFMA 32x32x8, wave64).
+//
+// Each wave owns 32 queries and computes S^T = K Q^T, so a lane's C fragment
+// holds 16 keys of ONE query (lane % 32): the row max and sum are lane-local
+// plus one exchange with lane ^ 32. The C fragment items 4s..4s+3 are exactly
+// the B operand of P^T for k-step s of O^T = V^T P^T, so P stays in registers.
+// Q goes from global memory straight into B-operand registers.
+//
+// Layout (l = lane), v_mfma_f32_32x32x8{f16,bf16_1k}:
+//   A[i][k]: lane i + 32 * (k / 4), item k % 4
+//   B[k][j]: lane j + 32 * (k / 4), item k % 4
+//   C[i][j]: lane j + 32 * ((i / 4) % 2), item i % 4 + 4 * (i / 8)
+#pragma once
+
+#include "sparse_attn_common.h"
+
+#if JITK_ATTN_HAS_MFMA
+
+namespace jitk {
+namespace attn {
+
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+struct MfmaEngine {
+  typedef T Elem;
+  static constexpr int kBlockM = BLOCK_M;
+  static constexpr int kBlockN = BLOCK_N;
+  static constexpr int kStages = STAGES;
+  static constexpr int kHeadDim = HEAD_DIM;
+  static constexpr int kThreads = WAVES * 64;
+  static constexpr bool kQInShared = false;
+  static constexpr int kRow = PaddedRow(HEAD_DIM, 2);
+  static constexpr int kNC = BLOCK_N / 32;   // 32-key chunks of S^T
+  static constexpr int kDC = HEAD_DIM / 32;  // 32-column chunks of O^T
+  static constexpr int kKS = HEAD_DIM / 8;   // k-steps of K Q^T
+  static_assert(kWaveSize == 64 || sizeof(T) == 0, "the mfma engine needs wave64");
+  static_assert(sizeof(T) == 2, "the mfma engine takes f16 or bf16 storage");
+#if !JITK_ATTN_HAS_MFMA_BF16
+  static_assert(sizeof(T) == 2 && !__is_same(T, bf16), "this target has no bf16 MFMA (1k)");
+#endif
+  static_assert(BLOCK_M == 32 * WAVES, "BLOCK_M must be 32 * WAVES");
+  static_assert(BLOCK_N % 32 == 0, "BLOCK_N must be a multiple of 32");
+  static_assert(HEAD_DIM % 32 == 0, "HEAD_DIM must be a multiple of 32");
+
+  Frag4 qf[kKS];
+  f32x16 o[kDC];
+  float m;
+  float l;
+  int wave;
+  int col;  // lane % 32: the query this lane works for
+  int hi;   // lane / 32
+
+  JITK_DEVICE void begin(const T* q, i64 q_stride, int q0, int len_q) {
+    wave = int(threadIdx.x) / 64;
+    int lane = int(threadIdx.x) % 64;
+    col = lane & 31;
+    hi = lane >> 5;
+    m = neg_inf();
+    l = 0.f;
+#pragma unroll
+    for (int dc = 0; dc < kDC; ++dc) {
+#pragma unroll
+      for (int v = 0; v < 16; ++v) o[dc][v] = 0.f;
+    }
+    int row = q0 + wave * 32 + col;
+    const T* qrow = q + i64(row) * q_stride + 4 * hi;
+#pragma unroll
+    for (int ks = 0; ks < kKS; ++ks) {
+      Frag4 f = {0u, 0u};
+      if (row < len_q) f = *reinterpret_cast<const Frag4*>(qrow + ks * 8);
+      qf[ks] = f;
+    }
+  }
+
+  JITK_DEVICE void load_q(const T*) {}
+
+  JITK_DEVICE void tile(const T*, const T* sk, const T* sv, int q0, int kv0, bool partial,
+                        const SparseAttnParams& p) {
+    f32x16 s[kNC];
+#pragma unroll
+    for (int kc = 0; kc < kNC; ++kc) {
+#pragma unroll
+      for (int v = 0; v < 16; ++v) s[kc][v] = 0.f;
+    }
+    // S^T = K Q^T.
+#pragma unroll
+    for (int kc = 0; kc < kNC; ++kc) {
+      const T* krow = sk + (kc * 32 + col) * kRow + 4 * hi;
+#pragma unroll
+      for (int ks = 0; ks < kKS; ++ks) {
+        Frag4 a = *reinterpret_cast<const Frag4*>(krow + ks * 8);
+        s[kc] = mfma_32x32x8<T>(a, qf[ks], s[kc]);
+      }
+    }
+
+    const int row = q0 + wave * 32 + col;
+    const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
+    const bool apply_mod = MASK != kMaskNone && partial;
+    if (bounds || apply_mod) {
+#pragma unroll
+      for (int kc = 0; kc < kNC; ++kc) {
+#pragma unroll
+        for (int v = 0; v < 16; ++v) {
+          int key = kv0 + kc * 32 + 8 * (v >> 2) + 4 * hi + (v & 3);
+          bool ok = unsigned(key) < unsigned(p.len_k) &&
+                    (!apply_mod || mask_allows<MASK>(row, key, p.window, p.global_tokens));
+          if (!ok) s[kc][v] = neg_inf();
+        }
+      }
+    }
+
+    float mx = neg_inf();
+#pragma unroll
+    for (int kc = 0; kc < kNC; ++kc) {
+#pragma unroll
+      for (int v = 0; v < 16; ++v) mx = fmaxf(mx, s[kc][v]);
+    }
+    mx = fmaxf(mx, shuffle_xor(mx, 32));
+    float m_new = fmaxf(m, mx * p.scale_log2);
+    float m_use = m_new == neg_inf() ? 0.f : m_new;
+    float alpha = exp2f(m - m_use);
+    m = m_new;
+    float sum = 0.f;
+#pragma unroll
+    for (int kc = 0; kc < kNC; ++kc) {
+#pragma unroll
+      for (int v = 0; v < 16; ++v) {
+        float e = exp2f(fmaf(s[kc][v], p.scale_log2, -m_use));
+        s[kc][v] = e;
+        sum += e;
+      }
+    }
+    l = l * alpha + sum;
+#pragma unroll
+    for (int dc = 0; dc < kDC; ++dc) {
+#pragma unroll
+      for (int v = 0; v < 16; ++v) o[dc][v] *= alpha;
+    }
+
+    // O^T += V^T P^T.
+#pragma unroll
+    for (int kc = 0; kc < kNC; ++kc) {
+#pragma unroll
+      for (int st = 0; st < 4; ++st) {
+        Frag4 pb;
+        pb.lo = pack2<T>(s[kc][4 * st], s[kc][4 * st + 1]);
+        pb.hi = pack2<T>(s[kc][4 * st + 2], s[kc][4 * st + 3]);
+        const T* vrow = sv + (kc * 32 + 8 * st + 4 * hi) * kRow + col;
+#pragma unroll
+        for (int dc = 0; dc < kDC; ++dc) {
+          const u16* vp = reinterpret_cast<const u16*>(vrow + dc * 32);
+          Frag4 va;
+          va.lo = u32(vp[0]) | (u32(vp[kRow]) << 16);
+          va.hi = u32(vp[2 * kRow]) | (u32(vp[3 * kRow]) << 16);
+          o[dc] = mfma_32x32x8<T>(va, pb, o[dc]);
+        }
+      }
+    }
+  }
+
+  JITK_DEVICE void finish(T* out, i64 o_stride, float* lse, int q0, int len_q) {
+    float total = l + shuffle_xor(l, 32);
+    float inv = total > 0.f ? 1.f / total : 0.f;
+    int row = q0 + wave * 32 + col;
+    if (row < len_q) {
+      T* orow = out + i64(row) * o_stride + 4 * hi;
+#pragma unroll
+      for (int dc = 0; dc < kDC; ++dc) {
+#pragma unroll
+        for (int g = 0; g < 4; ++g) {
+          store4<T>(orow + dc * 32 + 8 * g, o[dc][4 * g] * inv, o[dc][4 * g + 1] * inv,
+                    o[dc][4 * g + 2] * inv, o[dc][4 * g + 3] * inv);
+        }
+      }
+      if (lse != nullptr && hi == 0) lse[row] = total > 0.f ? (m + log2f(total)) * kLn2 : neg_inf();
+    }
+  }
+};
+
+}  // namespace attn
+}  // namespace jitk
+
+#endif  // JITK_ATTN_HAS_MFMA

@@ -1,0 +1,217 @@
+// sparse_attn_mma.h — NVIDIA tensor-core engine (sm_80+: mma.sync m16n8k16).
+//
+// Each warp owns BLOCK_M / WAVES query rows (16 per m-tile). Q fragments stay
+// in registers for the whole row of key tiles; S = Q K^T is accumulated in
+// fp32 C fragments, softmaxed in place, and the C fragments of two adjacent
+// n-tiles are exactly the A fragment of P for the next mma, so P never
+// touches shared memory. K fragments come from ldmatrix, V fragments from
+// ldmatrix.trans.
+//
+// Fragment layout (g = lane / 4, t = lane % 4), m16n8k16:
+//   A: a0 (g, 2t..2t+1)  a1 (g+8, 2t..)  a2 (g, 2t+8..)  a3 (g+8, 2t+8..)
+//   B: b0 (k 2t..2t+1, n g)  b1 (k 2t+8.., n g)
+//   C: c0,c1 (g, 2t..2t+1)   c2,c3 (g+8, 2t..2t+1)
+#pragma once
+
+#include "sparse_attn_common.h"
+
+#if JITK_ATTN_HAS_MMA
+
+namespace jitk {
+namespace attn {
+
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+struct MmaEngine {
+  typedef T Elem;
+  static constexpr int kBlockM = BLOCK_M;
+  static constexpr int kBlockN = BLOCK_N;
+  static constexpr int kStages = STAGES;
+  static constexpr int kHeadDim = HEAD_DIM;
+  static constexpr int kThreads = WAVES * 32;
+  static constexpr bool kQInShared = true;
+  static constexpr int kRow = PaddedRow(HEAD_DIM, 2);
+  static constexpr int kWarpRows = BLOCK_M / WAVES;
+  static constexpr int kMT = kWarpRows / 16;   // m-tiles per warp
+  static constexpr int kNT = BLOCK_N / 8;      // n-tiles of S
+  static constexpr int kDT = HEAD_DIM / 8;     // n-tiles of O
+  static constexpr int kKS = HEAD_DIM / 16;    // k-steps of Q K^T
+  static constexpr int kPS = BLOCK_N / 16;     // k-steps of P V
+  static_assert(kWaveSize == 32 || sizeof(T) == 0, "the mma engine needs 32-lane warps");
+  static_assert(sizeof(T) == 2, "the mma engine takes f16 or bf16 storage");
+  static_assert(BLOCK_M % (16 * WAVES) == 0, "BLOCK_M must be a multiple of 16 * WAVES");
+  static_assert(BLOCK_N % 16 == 0, "BLOCK_N must be a multiple of 16");
+  static_assert(HEAD_DIM % 16 == 0, "HEAD_DIM must be a multiple of 16");
+
+  u32 qf[kMT][kKS][4];
+  float o[kMT][kDT][4];
+  float m[kMT][2];
+  float l[kMT][2];
+  int warp;
+  int lane;
+
+  JITK_DEVICE void begin(const T*, i64, int, int) {
+    warp = int(threadIdx.x) / 32;
+    lane = int(threadIdx.x) % 32;
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) o[mt][dt][i] = 0.f;
+      }
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        m[mt][hr] = neg_inf();
+        l[mt][hr] = 0.f;
+      }
+    }
+  }
+
+  JITK_DEVICE void load_q(const T* sq) {
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+      const T* row = sq + (warp * kWarpRows + mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kRow +
+                     (lane >> 4) * 8;
+#pragma unroll
+      for (int ks = 0; ks < kKS; ++ks) ldmatrix_x4(qf[mt][ks], row + ks * 16);
+    }
+  }
+
+  JITK_DEVICE void tile(const T*, const T* sk, const T* sv, int q0, int kv0, bool partial,
+                        const SparseAttnParams& p) {
+    float s[kMT][kNT][4];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) s[mt][nt][i] = 0.f;
+      }
+    }
+
+    // S = Q K^T: one ldmatrix.x4 gives the B fragments of two n-tiles.
+    const T* krow = sk + ((lane & 7) + (lane >> 4) * 8) * kRow + ((lane >> 3) & 1) * 8;
+#pragma unroll
+    for (int ks = 0; ks < kKS; ++ks) {
+#pragma unroll
+      for (int np = 0; np < kNT / 2; ++np) {
+        u32 kb[4];
+        ldmatrix_x4(kb, krow + np * 16 * kRow + ks * 16);
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          mma_16816<T>(s[mt][2 * np], qf[mt][ks], kb[0], kb[1]);
+          mma_16816<T>(s[mt][2 * np + 1], qf[mt][ks], kb[2], kb[3]);
+        }
+      }
+    }
+
+    // Mask: partial blocks get the element mask, the last block the bounds.
+    const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
+    const bool apply_mod = MASK != kMaskNone && partial;
+    if (bounds || apply_mod) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            int row = q0 + warp * kWarpRows + mt * 16 + (lane >> 2) + (i >> 1) * 8;
+            int col = kv0 + nt * 8 + (lane & 3) * 2 + (i & 1);
+            bool ok = unsigned(col) < unsigned(p.len_k) &&
+                      (!apply_mod || mask_allows<MASK>(row, col, p.window, p.global_tokens));
+            if (!ok) s[mt][nt][i] = neg_inf();
+          }
+        }
+      }
+    }
+
+    // Online softmax; a quad of lanes shares each row.
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        float mx = neg_inf();
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) {
+          mx = fmaxf(mx, fmaxf(s[mt][nt][2 * hr], s[mt][nt][2 * hr + 1]));
+        }
+        mx = fmaxf(mx, shuffle_xor(mx, 1));
+        mx = fmaxf(mx, shuffle_xor(mx, 2));
+        float m_new = fmaxf(m[mt][hr], mx * p.scale_log2);
+        float m_use = m_new == neg_inf() ? 0.f : m_new;  // a row with no key yet
+        float alpha = exp2f(m[mt][hr] - m_use);
+        m[mt][hr] = m_new;
+        float sum = 0.f;
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) {
+#pragma unroll
+          for (int j = 0; j < 2; ++j) {
+            float e = exp2f(fmaf(s[mt][nt][2 * hr + j], p.scale_log2, -m_use));
+            s[mt][nt][2 * hr + j] = e;
+            sum += e;
+          }
+        }
+        l[mt][hr] = l[mt][hr] * alpha + sum;
+#pragma unroll
+        for (int dt = 0; dt < kDT; ++dt) {
+          o[mt][dt][2 * hr] *= alpha;
+          o[mt][dt][2 * hr + 1] *= alpha;
+        }
+      }
+    }
+
+    // O += P V: C fragments of n-tiles 2ps, 2ps+1 are P's A fragment.
+    const T* vrow = sv + ((lane & 7) + ((lane >> 3) & 1) * 8) * kRow + (lane >> 4) * 8;
+#pragma unroll
+    for (int ps = 0; ps < kPS; ++ps) {
+      u32 pa[kMT][4];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        pa[mt][0] = pack2<T>(s[mt][2 * ps][0], s[mt][2 * ps][1]);
+        pa[mt][1] = pack2<T>(s[mt][2 * ps][2], s[mt][2 * ps][3]);
+        pa[mt][2] = pack2<T>(s[mt][2 * ps + 1][0], s[mt][2 * ps + 1][1]);
+        pa[mt][3] = pack2<T>(s[mt][2 * ps + 1][2], s[mt][2 * ps + 1][3]);
+      }
+#pragma unroll
+      for (int dp = 0; dp < kDT / 2; ++dp) {
+        u32 vb[4];
+        ldmatrix_x4_trans(vb, vrow + ps * 16 * kRow + dp * 16);
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          mma_16816<T>(o[mt][2 * dp], pa[mt], vb[0], vb[1]);
+          mma_16816<T>(o[mt][2 * dp + 1], pa[mt], vb[2], vb[3]);
+        }
+      }
+    }
+  }
+
+  JITK_DEVICE void finish(T* out, i64 o_stride, float* lse, int q0, int len_q) {
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        float sum = l[mt][hr];
+        sum += shuffle_xor(sum, 1);
+        sum += shuffle_xor(sum, 2);
+        float inv = sum > 0.f ? 1.f / sum : 0.f;
+        int row = q0 + warp * kWarpRows + mt * 16 + (lane >> 2) + hr * 8;
+        if (row < len_q) {
+          T* orow = out + i64(row) * o_stride + (lane & 3) * 2;
+#pragma unroll
+          for (int dt = 0; dt < kDT; ++dt) {
+            *reinterpret_cast<u32*>(orow + dt * 8) =
+                pack2<T>(o[mt][dt][2 * hr] * inv, o[mt][dt][2 * hr + 1] * inv);
+          }
+          if (lse != nullptr && (lane & 3) == 0) {
+            lse[row] = sum > 0.f ? (m[mt][hr] + log2f(sum)) * kLn2 : neg_inf();
+          }
+        }
+      }
+    }
+  }
+};
+
+}  // namespace attn
+}  // namespace jitk
+
+#endif  // JITK_ATTN_HAS_MMA

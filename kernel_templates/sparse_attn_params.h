@@ -1,0 +1,94 @@
+// sparse_attn_params.h — the one argument struct of sparse_attn, shared by
+// the host (lib/attention/) and the device code (sparse_attn.h).
+//
+// Plain C++ with no includes, so hiprtc, NVRTC and the host compiler all see
+// the same layout: the host fills a SparseAttnParams and passes it by value
+// as the kernel's single argument.
+#pragma once
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__) || defined(__HIP__)
+#define JITK_ATTN_HOST_DEVICE __host__ __device__
+#else
+#define JITK_ATTN_HOST_DEVICE
+#endif
+
+namespace jitk {
+namespace attn {
+
+// Element mask applied inside partial blocks (template parameter MASK).
+// q, k are absolute query / key positions.
+enum MaskKind {
+  kMaskNone = 0,           // every key (bounds only)
+  kMaskCausal = 1,         // k <= q
+  kMaskSlidingCausal = 2,  // k <= q && (q - k < window || k < global_tokens)
+  kMaskSliding = 3,        // |q - k| < window || k < global_tokens || q < global_tokens
+};
+
+// How the tiles are multiplied (template parameter ENGINE).
+enum EngineKind {
+  kEngineFma = 0,   // plain fp32 FMA: fp32 storage everywhere, 16-bit fallback
+  kEngineMma = 1,   // NVIDIA mma.sync m16n8k16 + ldmatrix + cp.async (sm_80+)
+  kEngineMfma = 2,  // AMD MFMA 32x32x8 (CDNA), wave64
+};
+
+// Shared-memory row padding in bytes: rows stay 16-byte aligned and
+// consecutive rows start in different bank groups.
+constexpr int kRowPadBytes = 16;
+
+JITK_ATTN_HOST_DEVICE constexpr int PaddedRow(int head_dim, int elem_bytes) {
+  return head_dim + kRowPadBytes / elem_bytes;
+}
+
+// Threads per query row in the FMA engine: the largest power of two <= 16
+// that divides head_dim / 4.
+JITK_ATTN_HOST_DEVICE constexpr int FmaThreadsPerRow(int head_dim) {
+  int tpr = 16;
+  while (tpr > 1 && (head_dim / 4) % tpr != 0) tpr /= 2;
+  return tpr;
+}
+
+// Shared memory one block of the kernel needs, in bytes. The device code
+// static_asserts that its layout matches.
+JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block_n, int stages, int head_dim,
+                        int elem_bytes) {
+  int row = PaddedRow(head_dim, elem_bytes) * elem_bytes;
+  int kv = 2 * stages * block_n * row;
+  if (engine == kEngineMfma) return kv;  // Q goes straight to registers
+  int q = block_m * row;
+  if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4;  // + fp32 P tile
+  return q + kv;
+}
+
+}  // namespace attn
+
+// Strides are in elements; the head dimension is contiguous (stride 1).
+// Block-mask arrays follow PyTorch FlexAttention's BlockMask: counts are
+// int32 [MB, MH, num_q_blocks], indices int32 [MB, MH, num_q_blocks,
+// num_kv_blocks], with MB in {1, batch} and MH in {1, heads_q}.
+struct SparseAttnParams {
+  const void* q;  // [batch, heads_q, len_q, head_dim]
+  const void* k;  // [batch, heads_kv, len_k, head_dim]
+  const void* v;  // [batch, heads_kv, len_k, head_dim]
+  void* o;        // [batch, heads_q, len_q, head_dim], same dtype as q
+  float* lse;     // [batch, heads_q, len_q] natural-log LSE, contiguous; may be null
+  const int* kv_num_blocks;       // partial blocks (element mask applied)
+  const int* kv_indices;
+  const int* full_kv_num_blocks;  // full blocks (no mask work); may be null
+  const int* full_kv_indices;
+  long long q_stride_b, q_stride_h, q_stride_l;
+  long long k_stride_b, k_stride_h, k_stride_l;
+  long long v_stride_b, v_stride_h, v_stride_l;
+  long long o_stride_b, o_stride_h, o_stride_l;
+  int batch, heads_q, heads_kv, len_q, len_k;
+  int block;          // mask block size (query and key blocks)
+  int num_q_blocks;   // ceil(len_q / block)
+  int num_kv_blocks;  // ceil(len_k / block): length of one index row
+  int mask_stride_b;  // in index rows: heads * num_q_blocks, or 0 when broadcast
+  int mask_stride_h;  // num_q_blocks, or 0 when broadcast
+  int window;         // kMaskSliding*: keys on each side, the query's own included
+  int global_tokens;  // kMaskSliding*: leading keys (and queries) seen by all
+  float scale_log2;   // softmax scale * log2(e), > 0
+  int reserved;
+};
+
+}  // namespace jitk

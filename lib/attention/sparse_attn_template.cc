@@ -1,0 +1,463 @@
+// The sparse_attn KernelTemplate: shape and config rules, defaults per
+// architecture, and the packing of one SparseAttnParams launch argument.
+#include "lib/attention/sparse_attn_template.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "jitk/block_mask.h"
+#include "kernel_templates/sparse_attn_params.h"
+#include "lib/internal/status_macros.h"
+
+namespace jitk::internal {
+namespace {
+
+constexpr int64_t kMaxGridYZ = 65535;
+constexpr int64_t kMaxLength = 1 << 30;
+
+struct Tiles {
+  int64_t block_m, block_n, waves, stages;
+};
+
+int NvidiaSm(const ArchInfo& arch) {
+  absl::string_view name = arch.name;
+  if (!absl::ConsumePrefix(&name, "sm_")) return 0;
+  std::string digits;
+  for (char c : name) {
+    if (c < '0' || c > '9') break;
+    digits.push_back(c);
+  }
+  int sm = 0;
+  return absl::SimpleAtoi(digits, &sm) ? sm : 0;
+}
+
+absl::string_view DeviceType(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "float";
+    case DType::kF16:
+      return "jitk::f16";
+    case DType::kBF16:
+      return "jitk::bf16";
+  }
+  return "?";
+}
+
+int MaskKindOf(const Shape& shape) {
+  int64_t layout = shape.GetOr("layout", 0);
+  return int(shape.GetOr("mask", int64_t(DefaultMaskMod(AttentionLayout(layout)))));
+}
+
+bool IsSlidingMask(int mask) {
+  return mask == attn::kMaskSliding || mask == attn::kMaskSlidingCausal;
+}
+
+// Register budget per thread the estimate must stay within.
+int RegisterBudget(const ArchInfo& arch) {
+  // AMD: 256 architectural VGPRs (CDNA's AGPRs hold only MFMA results).
+  return arch.vendor == Vendor::kAmd ? std::min(256, arch.max_registers_per_thread)
+                                     : arch.max_registers_per_thread;
+}
+
+std::vector<Tiles> DefaultCandidates(int engine, const ArchInfo& arch) {
+  switch (engine) {
+    case attn::kEngineMma:
+      // 128x128 was the fastest measured on the H200 (bench/results/attention_h200.md);
+      // it needs 174 KiB of shared memory, so smaller parts fall through.
+      return {{128, 128, 8, 2}, {128, 64, 8, 2}, {64, 64, 4, 2}, {64, 32, 4, 2},
+              {64, 64, 4, 1},   {32, 32, 2, 1},  {16, 16, 1, 1}};
+    case attn::kEngineMfma:
+      return {{128, 64, 4, 1}, {64, 64, 2, 1}, {128, 32, 4, 1}, {64, 32, 2, 1}, {32, 32, 1, 1}};
+    default:
+      if (arch.vendor == Vendor::kNvidia) {
+        return {{64, 32, 4, 2}, {64, 32, 4, 1}, {32, 32, 4, 1}, {32, 16, 2, 1}, {16, 16, 1, 1}};
+      }
+      return {{32, 32, 4, 1}, {32, 16, 4, 1}, {16, 16, 2, 1}, {16, 16, 1, 1}};
+  }
+}
+
+class SparseAttnTemplate final : public KernelTemplate {
+ public:
+  absl::string_view name() const override { return "sparse_attn"; }
+  absl::string_view description() const override {
+    return "block-sparse flash attention forward (FlexAttention BlockMask), O and LSE; "
+           "fp16/bf16 on matrix units, exact fp32 on FMA";
+  }
+  absl::string_view source_file() const override { return "sparse_attn.h"; }
+
+  // Head dim, mask block size and mask kind change the kernel's shape; only
+  // sequence lengths and head counts may differ in a borrowed configuration.
+  std::vector<std::string> ExactDims() const override {
+    return {"d", "block", "layout", "mask"};
+  }
+
+  absl::Status ValidateShape(const Shape& shape) const override {
+    static constexpr absl::string_view kDims[] = {"b", "hq",    "hkv",    "lq",  "lk",
+                                                  "d", "block", "layout", "mask"};
+    for (const auto& [dim, value] : shape.dims()) {
+      bool known = false;
+      for (absl::string_view d : kDims) known = known || dim == d;
+      if (!known) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("sparse_attn has no dimension '", dim,
+                         "' (dimensions: b, hq, hkv, lq, lk, d, block, layout, mask)"));
+      }
+    }
+    for (absl::string_view dim : {"b", "hq", "hkv", "lq", "lk", "d"}) {
+      JITK_ASSIGN_OR_RETURN(int64_t value, shape.Get(dim));
+      if (value < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("sparse_attn: ", dim, " must be >= 1, got ", value));
+      }
+    }
+    const int64_t b = *shape.Get("b"), hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
+    const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk"), d = *shape.Get("d");
+    if (b > kMaxGridYZ || hq > kMaxGridYZ) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: b=", b, " and hq=", hq, " must each be at most ", kMaxGridYZ));
+    }
+    if (hq % hkv != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("sparse_attn: hq=", hq,
+                                                     " must be a multiple of hkv=", hkv,
+                                                     " (grouped-query attention)"));
+    }
+    if (lq > kMaxLength || lk > kMaxLength) {
+      return absl::InvalidArgumentError(absl::StrCat("sparse_attn: lq=", lq, " and lk=", lk,
+                                                     " must each be at most ", kMaxLength));
+    }
+    if (d % 16 != 0 || d > 256) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: d=", d, " must be a multiple of 16 and at most 256"));
+    }
+    const int64_t block = shape.GetOr("block", 128);
+    if (block < 16 || block % 16 != 0 || block > 4096) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: block=", block, " must be a multiple of 16 in [16, 4096]"));
+    }
+    const int64_t layout = shape.GetOr("layout", 0);
+    if (layout < 0 || layout > int64_t(AttentionLayout::kCustom)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sparse_attn: layout=", layout,
+          " is not one of 0 dense, 1 causal, 2 sliding_window, 3 bigbird, 4 strided, 5 custom"));
+    }
+    const int64_t mask = shape.GetOr("mask", 0);
+    if (mask < 0 || mask > int64_t(MaskMod::kSlidingWindow)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sparse_attn: mask=", mask,
+          " is not one of 0 none, 1 causal, 2 sliding_window_causal, 3 sliding_window"));
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<TunableParam> SearchSpace(const Shape& shape, const ArchInfo& arch) const override {
+    switch (SparseAttnEngine(shape, arch)) {
+      case attn::kEngineMma:
+        return {{"BLOCK_M", {16, 32, 64, 128, 256}},
+                {"BLOCK_N", {16, 32, 64, 128}},
+                {"WAVES", {1, 2, 4, 8}},
+                {"STAGES", {1, 2, 3, 4}}};
+      case attn::kEngineMfma:
+        return {{"BLOCK_M", {32, 64, 128, 256}},
+                {"BLOCK_N", {32, 64, 128}},
+                {"WAVES", {1, 2, 4, 8}},
+                {"STAGES", {1}}};
+      default:
+        return {{"BLOCK_M", {16, 32, 64, 128}},
+                {"BLOCK_N", {16, 32, 64}},
+                {"WAVES", {1, 2, 4, 8}},
+                {"STAGES", arch.vendor == Vendor::kNvidia ? std::vector<int64_t>{1, 2, 3}
+                                                          : std::vector<int64_t>{1}}};
+    }
+  }
+
+  absl::Status ValidateConfig(const KernelConfig& config, const Shape& shape,
+                              const ArchInfo& arch) const override {
+    for (const auto& [param, value] : config) {
+      if (param != "BLOCK_M" && param != "BLOCK_N" && param != "WAVES" && param != "STAGES") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("sparse_attn has no parameter ", param,
+                         " (parameters: BLOCK_M, BLOCK_N, WAVES, STAGES)"));
+      }
+    }
+    JITK_ASSIGN_OR_RETURN(int64_t bm, ConfigValue(config, "BLOCK_M"));
+    JITK_ASSIGN_OR_RETURN(int64_t bn, ConfigValue(config, "BLOCK_N"));
+    JITK_ASSIGN_OR_RETURN(int64_t waves, ConfigValue(config, "WAVES"));
+    JITK_ASSIGN_OR_RETURN(int64_t stages, ConfigValue(config, "STAGES"));
+    JITK_RETURN_IF_ERROR(ValidateShape(shape));
+    const int64_t d = *shape.Get("d"), block = shape.GetOr("block", 128);
+    const int engine = SparseAttnEngine(shape, arch);
+    auto fail = [&](auto&&... why) {
+      return absl::InvalidArgumentError(absl::StrCat("sparse_attn {", KernelConfigToString(config),
+                                                     "} on ", arch.name, ": ", why...));
+    };
+    if (bm < 16 || bm > 256 || bn < 16 || bn > 256 || waves < 1 || waves > 16 || stages < 1 ||
+        stages > 4) {
+      return fail("need BLOCK_M, BLOCK_N in [16, 256], WAVES in [1, 16], STAGES in [1, 4]");
+    }
+    if (block % bm != 0 || block % bn != 0) {
+      return fail("BLOCK_M and BLOCK_N must divide the mask block size ", block);
+    }
+    const int64_t threads = waves * arch.wave_size;
+    if (threads > arch.max_threads_per_block) {
+      return fail("WAVES * wave size = ", threads, " threads exceeds ", arch.max_threads_per_block);
+    }
+    switch (engine) {
+      case attn::kEngineMma:
+        if (bm % (16 * waves) != 0 || bn % 16 != 0) {
+          return fail("the mma engine needs BLOCK_M a multiple of 16 * WAVES and BLOCK_N of 16");
+        }
+        break;
+      case attn::kEngineMfma:
+        if (bm != 32 * waves || bn % 32 != 0) {
+          return fail("the mfma engine needs BLOCK_M = 32 * WAVES and BLOCK_N a multiple of 32");
+        }
+        if (stages != 1) return fail("the mfma engine copies synchronously: STAGES must be 1");
+        break;
+      default: {
+        const int64_t tpr = attn::FmaThreadsPerRow(int(d));
+        const int64_t groups = threads / tpr;
+        if (bm % groups != 0 || bn % tpr != 0) {
+          return fail("the fma engine needs BLOCK_M a multiple of ", groups,
+                      " (threads / threads per row) and BLOCK_N of ", tpr);
+        }
+        if (arch.vendor == Vendor::kAmd && stages != 1) {
+          return fail("copies are synchronous on AMD: STAGES must be 1");
+        }
+        break;
+      }
+    }
+    const int64_t smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d),
+                                         int(DTypeSize(shape.dtype())));
+    if (smem > arch.lds_bytes_per_block) {
+      return fail("needs ", smem, " bytes of shared memory, more than the ",
+                  arch.lds_bytes_per_block, " a block may use");
+    }
+    const int regs = SparseAttnRegisterEstimate(config, shape, arch);
+    if (regs > RegisterBudget(arch)) {
+      return fail("needs about ", regs, " registers per thread, more than ", RegisterBudget(arch),
+                  " (would spill)");
+    }
+    return absl::OkStatus();
+  }
+
+  KernelConfig DefaultConfig(const Shape& shape, const ArchInfo& arch) const override {
+    KernelConfig last;
+    for (const Tiles& t : DefaultCandidates(SparseAttnEngine(shape, arch), arch)) {
+      last = {
+          {"BLOCK_M", t.block_m}, {"BLOCK_N", t.block_n}, {"WAVES", t.waves}, {"STAGES", t.stages}};
+      if (ValidateConfig(last, shape, arch).ok()) return last;
+    }
+    return last;
+  }
+
+  absl::StatusOr<std::string> NameExpression(const KernelConfig& config, const Shape& shape,
+                                             const ArchInfo& arch) const override {
+    JITK_RETURN_IF_ERROR(ValidateConfig(config, shape, arch));
+    return absl::StrCat("jitk::sparse_attn_fwd<", config.at("BLOCK_M"), ", ", config.at("BLOCK_N"),
+                        ", ", config.at("WAVES"), ", ", config.at("STAGES"), ", ", *shape.Get("d"),
+                        ", ", DeviceType(shape.dtype()), ", ", MaskKindOf(shape), ", ",
+                        SparseAttnEngine(shape, arch), ">");
+  }
+
+  absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
+                          const LaunchArgs& args, LaunchPlan& plan) const override;
+};
+
+// Optional integer argument with a default.
+absl::StatusOr<int64_t> IntOr(const LaunchArgs& args, absl::string_view name, int64_t fallback) {
+  if (args.Find(name) == nullptr) return fallback;
+  return RequireInt(args, name);
+}
+
+absl::StatusOr<const void*> PointerOr(const LaunchArgs& args, absl::string_view name) {
+  if (args.Find(name) == nullptr) return nullptr;
+  return RequirePointer(args, name);
+}
+
+absl::Status SparseAttnTemplate::PlanLaunch(const KernelConfig& config, const Shape& shape,
+                                            const ArchInfo& arch, const LaunchArgs& args,
+                                            LaunchPlan& plan) const {
+  JITK_RETURN_IF_ERROR(ValidateConfig(config, shape, arch));
+  const int64_t b = *shape.Get("b"), hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
+  const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk"), d = *shape.Get("d");
+  const int64_t block = shape.GetOr("block", 128);
+  const int mask = MaskKindOf(shape);
+  const int64_t elem = int64_t(DTypeSize(shape.dtype()));
+
+  SparseAttnParams p = {};
+  JITK_ASSIGN_OR_RETURN(p.q, RequirePointer(args, "q"));
+  JITK_ASSIGN_OR_RETURN(p.k, RequirePointer(args, "k"));
+  JITK_ASSIGN_OR_RETURN(p.v, RequirePointer(args, "v"));
+  JITK_ASSIGN_OR_RETURN(const void* o, RequirePointer(args, "o"));
+  p.o = const_cast<void*>(o);
+  JITK_ASSIGN_OR_RETURN(const void* lse, PointerOr(args, "lse"));
+  p.lse = static_cast<float*>(const_cast<void*>(lse));
+  JITK_ASSIGN_OR_RETURN(const void* counts, RequirePointer(args, "kv_num_blocks"));
+  JITK_ASSIGN_OR_RETURN(const void* indices, RequirePointer(args, "kv_indices"));
+  JITK_ASSIGN_OR_RETURN(const void* full_counts, PointerOr(args, "full_kv_num_blocks"));
+  JITK_ASSIGN_OR_RETURN(const void* full_indices, PointerOr(args, "full_kv_indices"));
+  if ((full_counts == nullptr) != (full_indices == nullptr)) {
+    return absl::InvalidArgumentError(
+        "sparse_attn: pass both full_kv_num_blocks and full_kv_indices, or neither");
+  }
+  p.kv_num_blocks = static_cast<const int*>(counts);
+  p.kv_indices = static_cast<const int*>(indices);
+  p.full_kv_num_blocks = static_cast<const int*>(full_counts);
+  p.full_kv_indices = static_cast<const int*>(full_indices);
+
+  for (auto [name, ptr] :
+       {std::pair<const char*, const void*>{"q", p.q}, {"k", p.k}, {"v", p.v}, {"o", p.o}}) {
+    if (ptr == nullptr || reinterpret_cast<uintptr_t>(ptr) % 16 != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: ", name, " must be a non-null 16-byte aligned pointer"));
+    }
+  }
+  for (auto [name, ptr] : {std::pair<const char*, const void*>{"lse", p.lse},
+                           {"kv_num_blocks", counts},
+                           {"kv_indices", indices},
+                           {"full_kv_num_blocks", full_counts},
+                           {"full_kv_indices", full_indices}}) {
+    if (reinterpret_cast<uintptr_t>(ptr) % 4 != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: ", name, " must be 4-byte aligned"));
+    }
+  }
+
+  // Strides in elements; the defaults are contiguous [B, H, L, D].
+  struct StrideArg {
+    const char* name;
+    int64_t fallback;
+    long long* out;
+  };
+  const StrideArg strides[] = {
+      {"q_stride_b", hq * lq * d, &p.q_stride_b},
+      {"q_stride_h", lq * d, &p.q_stride_h},
+      {"q_stride_l", d, &p.q_stride_l},
+      {"k_stride_b", hkv * lk * d, &p.k_stride_b},
+      {"k_stride_h", lk * d, &p.k_stride_h},
+      {"k_stride_l", d, &p.k_stride_l},
+      {"v_stride_b", hkv * lk * d, &p.v_stride_b},
+      {"v_stride_h", lk * d, &p.v_stride_h},
+      {"v_stride_l", d, &p.v_stride_l},
+      {"o_stride_b", hq * lq * d, &p.o_stride_b},
+      {"o_stride_h", lq * d, &p.o_stride_h},
+      {"o_stride_l", d, &p.o_stride_l},
+  };
+  const int64_t chunk = 16 / elem;  // elements per 16-byte copy
+  for (const StrideArg& s : strides) {
+    JITK_ASSIGN_OR_RETURN(int64_t value, IntOr(args, s.name, s.fallback));
+    if (value < 0 || value % chunk != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: ", s.name, "=", value, " must be a non-negative multiple of ",
+                       chunk, " elements (16 bytes of ", DTypeName(shape.dtype()), ")"));
+    }
+    *s.out = value;
+  }
+
+  float scale = 1.0f / std::sqrt(float(d));
+  if (args.Find("scale") != nullptr) {
+    JITK_ASSIGN_OR_RETURN(scale, RequireFloat(args, "scale"));
+  }
+  if (!(scale > 0.0f) || !std::isfinite(scale)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sparse_attn: scale must be finite and > 0, got ", scale));
+  }
+
+  JITK_ASSIGN_OR_RETURN(int64_t mask_batch, RequireInt(args, "mask_batch"));
+  JITK_ASSIGN_OR_RETURN(int64_t mask_heads, RequireInt(args, "mask_heads"));
+  if ((mask_batch != 1 && mask_batch != b) || (mask_heads != 1 && mask_heads != hq)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sparse_attn: mask_batch=", mask_batch, " must be 1 or b=", b,
+                     ", mask_heads=", mask_heads, " must be 1 or hq=", hq));
+  }
+  if (IsSlidingMask(mask)) {
+    JITK_ASSIGN_OR_RETURN(int64_t window, RequireInt(args, "window"));
+    JITK_ASSIGN_OR_RETURN(int64_t global_tokens, RequireInt(args, "global_tokens"));
+    if (window < 1 || window > kMaxLength || global_tokens < 0 || global_tokens > kMaxLength) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: window=", window,
+                       " must be >= 1 and global_tokens=", global_tokens, " >= 0"));
+    }
+    p.window = int(window);
+    p.global_tokens = int(global_tokens);
+  }
+
+  const int64_t nqb = (lq + block - 1) / block, nkb = (lk + block - 1) / block;
+  p.batch = int(b);
+  p.heads_q = int(hq);
+  p.heads_kv = int(hkv);
+  p.len_q = int(lq);
+  p.len_k = int(lk);
+  p.block = int(block);
+  p.num_q_blocks = int(nqb);
+  p.num_kv_blocks = int(nkb);
+  p.mask_stride_h = mask_heads == 1 ? 0 : int(nqb);
+  p.mask_stride_b = mask_batch == 1 ? 0 : int(mask_heads * nqb);
+  p.scale_log2 = scale * 1.4426950408889634f;
+
+  const int engine = SparseAttnEngine(shape, arch);
+  const int64_t bm = config.at("BLOCK_M");
+  plan.grid = {uint32_t((lq + bm - 1) / bm), uint32_t(hq), uint32_t(b)};
+  plan.block = {uint32_t(config.at("WAVES") * arch.wave_size)};
+  plan.dynamic_shared_bytes =
+      arch.vendor == Vendor::kNvidia
+          ? uint32_t(attn::SmemBytes(engine, int(bm), int(config.at("BLOCK_N")),
+                                     int(config.at("STAGES")), int(d), int(elem)))
+          : 0;
+  plan.args.Add(p);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int SparseAttnEngine(const Shape& shape, const ArchInfo& arch) {
+  const DType dtype = shape.dtype();
+  if (dtype == DType::kF32) return attn::kEngineFma;
+  const int64_t d = shape.GetOr("d", 0), block = shape.GetOr("block", 128);
+  if (arch.vendor == Vendor::kNvidia) {
+    return NvidiaSm(arch) >= 80 && d <= 128 ? attn::kEngineMma : attn::kEngineFma;
+  }
+  if (arch.matrix_isa == "mfma" && arch.wave_size == 64 && d % 32 == 0 && block % 32 == 0 &&
+      !(dtype == DType::kBF16 && arch.name == "gfx908")) {
+    return attn::kEngineMfma;
+  }
+  return attn::kEngineFma;
+}
+
+int SparseAttnRegisterEstimate(const KernelConfig& config, const Shape& shape,
+                               const ArchInfo& arch) {
+  auto get = [&](const char* name) {
+    auto it = config.find(name);
+    return it == config.end() ? int64_t(1) : std::max<int64_t>(1, it->second);
+  };
+  const int64_t bm = get("BLOCK_M"), bn = get("BLOCK_N"), waves = get("WAVES");
+  const int64_t d = shape.GetOr("d", 64);
+  switch (SparseAttnEngine(shape, arch)) {
+    case attn::kEngineMma: {
+      const int64_t mt = std::max<int64_t>(1, bm / (16 * waves));
+      return int(mt * (d / 4 + d / 2 + bn / 2) + 90);
+    }
+    case attn::kEngineMfma:
+      return int(d / 4 + bn / 2 + d / 2 + 48);
+    default: {
+      const int64_t tpr = attn::FmaThreadsPerRow(int(d));
+      const int64_t groups = std::max<int64_t>(1, waves * arch.wave_size / tpr);
+      const int64_t rm = std::max<int64_t>(1, bm / groups), cn = std::max<int64_t>(1, bn / tpr);
+      const int64_t dc = std::max<int64_t>(1, d / (4 * tpr));
+      return int(rm * cn + rm * dc * 4 + rm * 4 + 60);
+    }
+  }
+}
+
+const KernelTemplate& SparseAttnKernelTemplate() {
+  static const SparseAttnTemplate kTemplate;
+  return kTemplate;
+}
+
+}  // namespace jitk::internal

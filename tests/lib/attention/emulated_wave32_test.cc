@@ -1,0 +1,129 @@
+// The sparse_attn template compiled by g++ for 32-lane waves and run on the
+// SIMT emulator: the NVIDIA mma.sync engine (fragment layouts of the PTX
+// ISA) and the FMA engine, on every layout, against the fp64 reference.
+#include "tests/lib/attention/emulated_runner.h"
+
+#define jitk jitk_emu32
+#define __HIP__ 1
+#define __AMDGCN_WAVEFRONT_SIZE 32
+#define JITK_ATTN_OPS_PROVIDED 1
+// Order matters: the emulated ops must precede the kernel.
+// clang-format off
+#include "kernel_templates/prelude.h"
+#include "tests/lib/attention/emulated_ops.h"
+#include "kernel_templates/sparse_attn.h"
+// clang-format on
+#undef jitk
+
+namespace jitk::attn_test {
+namespace {
+
+using E = jitk_emu32::SparseAttnParams;
+
+Problem Make(DType dtype, int hq, int hkv, int lq, int lk, int d, bool blhd = false) {
+  Problem p;
+  p.dtype = dtype;
+  p.heads_q = hq;
+  p.heads_kv = hkv;
+  p.len_q = lq;
+  p.len_k = lk;
+  p.head_dim = d;
+  p.blhd = blhd;
+  return p;
+}
+
+KernelConfig Config(int bm, int bn, int waves, int stages) {
+  return {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", waves}, {"STAGES", stages}};
+}
+
+TEST(EmulatedWave32Test, MmaF16CausalGqaOddLengths) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 100, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 100, 100, 64), Config(32, 32, 2, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<32, 32, 2, 2, 64, jitk::f16, 1, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 32, 2, 2, 64, jitk_emu32::f16, 1, 1>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, MmaBf16SlidingWindowBlhd) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(90, 130, 40, 8, true, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 2, 2, 90, 130, 32, /*blhd=*/true), Config(32, 16, 2, 3),
+                  "sm_90", "jitk::sparse_attn_fwd<32, 16, 2, 3, 32, jitk::bf16, 2, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 16, 2, 3, 32, jitk_emu32::bf16, 2, 1>, run,
+                 *mask);
+}
+
+TEST(EmulatedWave32Test, MmaF16DenseTwoMTilesPerWarp) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(70, 75, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 1, 1, 70, 75, 64), Config(64, 32, 2, 1), "sm_90",
+                  "jitk::sparse_attn_fwd<64, 32, 2, 1, 64, jitk::f16, 0, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 32, 2, 1, 64, jitk_emu32::f16, 0, 1>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, MmaF16StridedPerHead) {
+  BlockMask::StridedOptions opts;
+  opts.block_size = 16;
+  opts.local_blocks = 3;
+  opts.vertical_stride = 4;
+  absl::StatusOr<BlockMask> mask = BlockMask::Strided(4, 120, 120, opts);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 4, 2, 120, 120, 32), Config(16, 16, 1, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 1, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 1, 1>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, FmaF32BigBird) {
+  BlockMask::BigBirdOptions opts;
+  opts.block_size = 32;
+  opts.window_blocks = 1;
+  opts.global_blocks = 1;
+  opts.random_blocks = 1;
+  absl::StatusOr<BlockMask> mask = BlockMask::BigBird(2, 150, 150, opts);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF32, 2, 1, 150, 150, 32), Config(32, 16, 2, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<32, 16, 2, 2, 32, float, 0, 0>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 16, 2, 2, 32, float, 0, 0>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, FmaF32SlidingBidirectionalBlhd) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(80, 80, 20, 5, false, 16);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF32, 2, 2, 80, 80, 64, true), Config(16, 16, 1, 1), "sm_90",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 1, 64, float, 3, 0>"};
+  run.scale = 0.3f;
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 1, 64, float, 3, 0>, run, *mask);
+}
+
+// Arbitrary indices: query block 1 has no key block at all (zeros, -inf),
+// block 0 mixes a partial (causal) and a full block.
+TEST(EmulatedWave32Test, FmaF32CustomWithEmptyQueryBlock) {
+  const int nqb = 3, nkb = 3;
+  std::vector<int32_t> counts = {1, 0, 1}, indices(nqb * nkb, 0);
+  std::vector<int32_t> full_counts = {1, 0, 2}, full_indices(nqb * nkb, 0);
+  indices[0 * nkb + 0] = 0;
+  full_indices[0 * nkb + 0] = 2;
+  indices[2 * nkb + 0] = 2;
+  full_indices[2 * nkb + 0] = 0;
+  full_indices[2 * nkb + 1] = 1;
+  absl::StatusOr<BlockMask> mask =
+      BlockMask::FromIndices(1, 1, 40, 45, 16, counts, indices, full_counts, full_indices,
+                             ElementMask{MaskMod::kCausal, 0, 0});
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF32, 1, 1, 40, 45, 16), Config(16, 16, 1, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 2, 16, float, 1, 0>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 16, float, 1, 0>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, FmaBf16RdnaFallbackCausal) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(50, 50, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  // RDNA (wave32, no MFMA): the FMA engine serves 16-bit storage there.
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 50, 50, 32), Config(32, 16, 2, 1), "gfx1030",
+                  "jitk::sparse_attn_fwd<32, 16, 2, 1, 32, jitk::bf16, 1, 0>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 16, 2, 1, 32, jitk_emu32::bf16, 1, 0>, run,
+                 *mask);
+}
+
+}  // namespace
+}  // namespace jitk::attn_test

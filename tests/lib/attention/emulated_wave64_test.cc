@@ -1,0 +1,87 @@
+// The sparse_attn template compiled by g++ for 64-lane waves and run on the
+// SIMT emulator: the AMD MFMA engine (register layouts of the CDNA ISA)
+// and the FMA engine at wave64, against the fp64 reference.
+#include "tests/lib/attention/emulated_runner.h"
+
+#define jitk jitk_emu64
+#define __HIP__ 1
+#define __AMDGCN_WAVEFRONT_SIZE 64
+#define JITK_ATTN_OPS_PROVIDED 1
+// Order matters: the emulated ops must precede the kernel.
+// clang-format off
+#include "kernel_templates/prelude.h"
+#include "tests/lib/attention/emulated_ops.h"
+#include "kernel_templates/sparse_attn.h"
+// clang-format on
+#undef jitk
+
+namespace jitk::attn_test {
+namespace {
+
+using E = jitk_emu64::SparseAttnParams;
+
+Problem Make(DType dtype, int hq, int hkv, int lq, int lk, int d, bool blhd = false) {
+  Problem p;
+  p.dtype = dtype;
+  p.heads_q = hq;
+  p.heads_kv = hkv;
+  p.len_q = lq;
+  p.len_k = lk;
+  p.head_dim = d;
+  p.blhd = blhd;
+  return p;
+}
+
+KernelConfig Config(int bm, int bn, int waves, int stages) {
+  return {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", waves}, {"STAGES", stages}};
+}
+
+TEST(EmulatedWave64Test, MfmaF16CausalOddLengths) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 100, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 100, 100, 64), Config(64, 32, 2, 1), "gfx90a",
+                  "jitk::sparse_attn_fwd<64, 32, 2, 1, 64, jitk::f16, 1, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 32, 2, 1, 64, jitk_emu64::f16, 1, 2>, run, *mask);
+}
+
+TEST(EmulatedWave64Test, MfmaBf16SlidingWindowGqaBlhd) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(70, 100, 24, 4, true, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 4, 2, 70, 100, 32, /*blhd=*/true), Config(32, 32, 1, 1),
+                  "gfx90a", "jitk::sparse_attn_fwd<32, 32, 1, 1, 32, jitk::bf16, 2, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<32, 32, 1, 1, 32, jitk_emu64::bf16, 2, 2>, run,
+                 *mask);
+}
+
+TEST(EmulatedWave64Test, MfmaF16BigBirdWideTile) {
+  BlockMask::BigBirdOptions opts;
+  opts.block_size = 64;
+  opts.window_blocks = 1;
+  opts.global_blocks = 1;
+  opts.random_blocks = 1;
+  absl::StatusOr<BlockMask> mask = BlockMask::BigBird(2, 200, 200, opts);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 2, 200, 200, 32), Config(64, 64, 2, 1), "gfx90a",
+                  "jitk::sparse_attn_fwd<64, 64, 2, 1, 32, jitk::f16, 0, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 64, 2, 1, 32, jitk_emu64::f16, 0, 2>, run, *mask);
+}
+
+TEST(EmulatedWave64Test, FmaF32DenseWave64) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(40, 50, 16);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF32, 1, 1, 40, 50, 32), Config(16, 16, 2, 1), "gfx90a",
+                  "jitk::sparse_attn_fwd<16, 16, 2, 1, 32, float, 0, 0>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<16, 16, 2, 1, 32, float, 0, 0>, run, *mask);
+}
+
+TEST(EmulatedWave64Test, FmaBf16Gfx908HasNoBf16Mfma) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(40, 40, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 40, 40, 64), Config(32, 16, 2, 1), "gfx908",
+                  "jitk::sparse_attn_fwd<32, 16, 2, 1, 64, jitk::bf16, 1, 0>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<32, 16, 2, 1, 64, jitk_emu64::bf16, 1, 0>, run,
+                 *mask);
+}
+
+}  // namespace
+}  // namespace jitk::attn_test

@@ -1,0 +1,85 @@
+// Compiles sparse_attn for every layout x dtype x head dim at the default
+// config, for sm_90 (NVRTC) and gfx90a (hiprtc), without a GPU, and checks
+// what the compilers report: registers within budget, no spills, LDS as laid
+// out. Prints one line per kernel (the resource table of docs/sparse_attn.md).
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jitk/arch.h"
+#include "jitk/block_mask.h"
+#include "kernel_templates/sparse_attn_params.h"
+#include "lib/attention/sparse_attn_template.h"
+#include "lib/backend/backend.h"
+#include "lib/internal/kernel_impl.h"
+
+namespace jitk::internal {
+namespace {
+
+class SparseAttnCompileTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
+  const std::string arch_name = GetParam();
+  absl::StatusOr<Target> target = ParseTarget(arch_name);
+  ASSERT_TRUE(target.ok()) << target.status();
+  absl::StatusOr<ArchInfo> arch = LookupArch(arch_name);
+  ASSERT_TRUE(arch.ok()) << arch.status();
+  absl::StatusOr<Backend*> backend = BackendFor(target->vendor);
+  if (!backend.ok()) GTEST_SKIP() << backend.status().message();
+  absl::StatusOr<CompilerInfo> compiler = (*backend)->Compiler();
+  if (!compiler.ok()) GTEST_SKIP() << compiler.status().message();
+
+  const KernelTemplate& t = SparseAttnKernelTemplate();
+  for (int layout = 0; layout <= int(AttentionLayout::kCustom); ++layout) {
+    const bool block64 =
+        layout == int(AttentionLayout::kBigBird) || layout == int(AttentionLayout::kStrided);
+    for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+      for (int d : {64, 128}) {
+        Shape shape = Shape(dtype)
+                          .Set("b", 1)
+                          .Set("hq", 8)
+                          .Set("hkv", 8)
+                          .Set("lq", 4096)
+                          .Set("lk", 4096)
+                          .Set("d", d)
+                          .Set("block", block64 ? 64 : 128)
+                          .Set("layout", layout);
+        const KernelConfig config = t.DefaultConfig(shape, *arch);
+        const std::string what = absl::StrCat(
+            arch_name, " ", std::string(AttentionLayoutName(AttentionLayout(layout))), " ",
+            std::string(DTypeName(dtype)), " d=", d, " {", KernelConfigToString(config), "}");
+        absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, *target, *arch);
+        ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
+        const ResourceUsage& r = compiled->resources;
+        const int engine = SparseAttnEngine(shape, *arch);
+        std::printf("%-60s regs %3d agprs %3d sgprs %3d lds %6d scratch %4d spills %d\n",
+                    what.c_str(), r.registers, r.accum_registers, r.scalar_registers, r.lds_bytes,
+                    r.scratch_bytes, r.spills);
+        EXPECT_GT(r.registers, 0) << what;
+        EXPECT_LE(r.registers, arch->max_registers_per_thread) << what;
+        EXPECT_EQ(r.spills, 0) << what;
+        EXPECT_EQ(r.scratch_bytes, 0) << what;
+        if (arch->vendor == Vendor::kAmd) {
+          EXPECT_EQ(r.wave_size, 64) << what;
+          EXPECT_EQ(r.lds_bytes,
+                    attn::SmemBytes(engine, int(config.at("BLOCK_M")), int(config.at("BLOCK_N")),
+                                    int(config.at("STAGES")), d, int(DTypeSize(dtype))))
+              << what;
+          EXPECT_LE(r.lds_bytes, arch->lds_bytes_per_block) << what;
+        } else {
+          EXPECT_EQ(r.lds_bytes, 0) << what << ": NVIDIA takes shared memory as dynamic";
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, SparseAttnCompileTest, ::testing::Values("sm_90", "gfx90a"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+}  // namespace
+}  // namespace jitk::internal

@@ -1,0 +1,263 @@
+#include "lib/attention/sparse_attn_template.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jitk/arch.h"
+#include "jitk/block_mask.h"
+#include "kernel_templates/sparse_attn_params.h"
+#include "tests/testing/status_matchers.h"
+
+namespace jitk::internal {
+namespace {
+
+using ::jitk::testing::IsOk;
+using ::jitk::testing::StatusIs;
+
+const KernelTemplate& T() { return SparseAttnKernelTemplate(); }
+
+ArchInfo Arch(const char* name) {
+  absl::StatusOr<ArchInfo> arch = LookupArch(name);
+  EXPECT_TRUE(arch.ok()) << arch.status();
+  return *arch;
+}
+
+Shape AttnShape(DType dtype, int d = 128, int layout = 1, int64_t block = 128) {
+  return Shape(dtype)
+      .Set("b", 2)
+      .Set("hq", 8)
+      .Set("hkv", 2)
+      .Set("lq", 1000)
+      .Set("lk", 1000)
+      .Set("d", d)
+      .Set("block", block)
+      .Set("layout", layout);
+}
+
+TEST(SparseAttnTemplateTest, Names) {
+  EXPECT_EQ(T().name(), "sparse_attn");
+  EXPECT_EQ(T().source_file(), "sparse_attn.h");
+}
+
+TEST(SparseAttnTemplateTest, ValidateShapeAcceptsAllLayoutsAndDtypes) {
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (int layout = 0; layout <= 5; ++layout) {
+      EXPECT_THAT(T().ValidateShape(AttnShape(dtype, 64, layout)), IsOk());
+    }
+  }
+  // block and layout have defaults.
+  EXPECT_THAT(T().ValidateShape(Shape(DType::kF16)
+                                    .Set("b", 1)
+                                    .Set("hq", 1)
+                                    .Set("hkv", 1)
+                                    .Set("lq", 7)
+                                    .Set("lk", 9)
+                                    .Set("d", 16)),
+              IsOk());
+}
+
+TEST(SparseAttnTemplateTest, ValidateShapeRejects) {
+  const auto code = absl::StatusCode::kInvalidArgument;
+  Shape s = AttnShape(DType::kF16);
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("n", 3)), StatusIs(code, "no dimension 'n'"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("hkv", 3)), StatusIs(code, "multiple of hkv=3"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("d", 72)), StatusIs(code, "d=72"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("d", 272)), StatusIs(code, "at most 256"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("lq", 0)), StatusIs(code, "lq must be >= 1"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("block", 40)), StatusIs(code, "block=40"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("layout", 9)), StatusIs(code, "layout=9"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask", 4)), StatusIs(code, "mask=4"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("b", 70000)), StatusIs(code, "at most 65535"));
+  Shape missing(DType::kF16);
+  missing.Set("b", 1).Set("hq", 1).Set("hkv", 1).Set("lq", 1).Set("d", 64);
+  EXPECT_THAT(T().ValidateShape(missing), StatusIs(code, "lk"));
+}
+
+TEST(SparseAttnTemplateTest, EngineSelection) {
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF16), Arch("sm_90")), attn::kEngineMma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kBF16), Arch("sm_80")), attn::kEngineMma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF32), Arch("sm_90")), attn::kEngineFma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF16, 256), Arch("sm_90")), attn::kEngineFma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF16), Arch("gfx90a")), attn::kEngineMfma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kBF16), Arch("gfx942")), attn::kEngineMfma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kBF16), Arch("gfx908")), attn::kEngineFma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF16, 48), Arch("gfx90a")), attn::kEngineFma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF16), Arch("gfx1100")), attn::kEngineFma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF32), Arch("gfx90a")), attn::kEngineFma);
+}
+
+// The default must be valid for every arch, dtype, head dim and block size.
+TEST(SparseAttnTemplateTest, DefaultConfigAlwaysValid) {
+  for (const ArchInfo& arch : KnownArchs()) {
+    for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+      for (int d : {16, 32, 48, 64, 128, 192, 256}) {
+        for (int64_t block : {16, 64, 128}) {
+          Shape shape = AttnShape(dtype, d, 1, block);
+          KernelConfig config = T().DefaultConfig(shape, arch);
+          EXPECT_THAT(T().ValidateConfig(config, shape, arch), IsOk())
+              << arch.name << " " << DTypeName(dtype) << " d=" << d << " block=" << block;
+        }
+      }
+    }
+  }
+}
+
+TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
+  KernelConfig hopper = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_90"));
+  EXPECT_EQ(KernelConfigToString(hopper), "BLOCK_M=128,BLOCK_N=128,STAGES=2,WAVES=8");
+  // Ampere's 163 KiB of shared memory does not hold the 128x128 tiles.
+  KernelConfig ampere = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_80"));
+  EXPECT_EQ(KernelConfigToString(ampere), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=8");
+  KernelConfig cdna = T().DefaultConfig(AttnShape(DType::kF16), Arch("gfx90a"));
+  EXPECT_EQ(KernelConfigToString(cdna), "BLOCK_M=128,BLOCK_N=64,STAGES=1,WAVES=4");
+  // Phi-3-small's block 64 limits BLOCK_M.
+  KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
+  EXPECT_EQ(phi3.at("BLOCK_M"), 64);
+}
+
+TEST(SparseAttnTemplateTest, SearchSpaceHasTheTunables) {
+  for (const char* arch : {"sm_90", "gfx90a", "gfx1100"}) {
+    std::vector<TunableParam> space = T().SearchSpace(AttnShape(DType::kF16), Arch(arch));
+    std::vector<std::string> names;
+    for (const TunableParam& p : space) {
+      names.push_back(p.name);
+      EXPECT_FALSE(p.values.empty());
+    }
+    EXPECT_THAT(names, ::testing::ElementsAre("BLOCK_M", "BLOCK_N", "WAVES", "STAGES"));
+  }
+}
+
+TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
+  const auto code = absl::StatusCode::kInvalidArgument;
+  const Shape s = AttnShape(DType::kF16);
+  const ArchInfo sm90 = Arch("sm_90"), gfx90a = Arch("gfx90a");
+  auto cfg = [](int64_t bm, int64_t bn, int64_t w, int64_t st) {
+    return KernelConfig{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", w}, {"STAGES", st}};
+  };
+  EXPECT_THAT(T().ValidateConfig({{"BLOCK_M", 64}}, s, sm90), StatusIs(code, "BLOCK_N"));
+  KernelConfig extra = cfg(64, 64, 4, 2);
+  extra["VEC"] = 4;
+  EXPECT_THAT(T().ValidateConfig(extra, s, sm90), StatusIs(code, "no parameter VEC"));
+  EXPECT_THAT(T().ValidateConfig(cfg(96, 64, 2, 2), s, sm90), StatusIs(code, "divide"));
+  EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 8, 2), s, sm90),
+              StatusIs(code, "multiple of 16 * WAVES"));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 128, 8, 4), s, sm90),
+              StatusIs(code, "bytes of shared memory"));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, sm90), StatusIs(code, "would spill"));
+  EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 4, 1), s, gfx90a), StatusIs(code, "32 * WAVES"));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, gfx90a),
+              StatusIs(code, "STAGES must be 1"));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 128, 4, 1), AttnShape(DType::kF16, 256), gfx90a),
+              StatusIs(code, "shared memory"));
+  EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 32, 1), AttnShape(DType::kF32), sm90),
+              StatusIs(code, "WAVES in [1, 16]"));
+}
+
+TEST(SparseAttnTemplateTest, NameExpression) {
+  KernelConfig c = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  absl::StatusOr<std::string> name = T().NameExpression(c, AttnShape(DType::kF16), Arch("sm_90"));
+  ASSERT_THAT(name, IsOk());
+  EXPECT_EQ(*name, "jitk::sparse_attn_fwd<64, 64, 4, 2, 128, jitk::f16, 1, 1>");
+  // The sliding-window layout selects its element mask; fp32 the FMA engine.
+  KernelConfig f = {{"BLOCK_M", 64}, {"BLOCK_N", 32}, {"WAVES", 4}, {"STAGES", 2}};
+  name = T().NameExpression(f, AttnShape(DType::kF32, 128, 2), Arch("sm_90"));
+  ASSERT_THAT(name, IsOk());
+  EXPECT_EQ(*name, "jitk::sparse_attn_fwd<64, 32, 4, 2, 128, float, 2, 0>");
+  Shape bidir = AttnShape(DType::kBF16, 64, 2).Set("mask", 3);
+  KernelConfig m = {{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 1}};
+  name = T().NameExpression(m, bidir, Arch("gfx90a"));
+  ASSERT_THAT(name, IsOk());
+  EXPECT_EQ(*name, "jitk::sparse_attn_fwd<128, 64, 4, 1, 64, jitk::bf16, 3, 2>");
+}
+
+// Fake device addresses: PlanLaunch only checks and packs them.
+const void* Addr(uintptr_t a) { return reinterpret_cast<const void*>(a); }
+
+LaunchArgs GoodArgs() {
+  LaunchArgs args;
+  args.Ptr("q", Addr(0x10000)).Ptr("k", Addr(0x20000)).Ptr("v", Addr(0x30000));
+  args.Ptr("o", Addr(0x40000)).Ptr("lse", Addr(0x50000));
+  args.Ptr("kv_num_blocks", Addr(0x60000)).Ptr("kv_indices", Addr(0x70000));
+  args.Ptr("full_kv_num_blocks", Addr(0x80000)).Ptr("full_kv_indices", Addr(0x90000));
+  args.Int("mask_batch", 1).Int("mask_heads", 8);
+  return args;
+}
+
+TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
+  const Shape s = AttnShape(DType::kF16);
+  const ArchInfo sm90 = Arch("sm_90");
+  const KernelConfig c = T().DefaultConfig(s, sm90);
+  LaunchPlan plan;
+  LaunchArgs args = GoodArgs();
+  // BLHD strides for q.
+  args.Int("q_stride_b", 1000 * 8 * 128).Int("q_stride_h", 128).Int("q_stride_l", 8 * 128);
+  ASSERT_THAT(T().PlanLaunch(c, s, sm90, args, plan), IsOk());
+  EXPECT_EQ(plan.grid.x, (1000u + 127) / 128);
+  EXPECT_EQ(plan.grid.y, 8u);
+  EXPECT_EQ(plan.grid.z, 2u);
+  EXPECT_EQ(plan.block.x, 8u * 32);
+  EXPECT_EQ(plan.dynamic_shared_bytes,
+            uint32_t(attn::SmemBytes(attn::kEngineMma, 128, 128, 2, 128, 2)));
+  ASSERT_EQ(plan.args.count(), 1u);
+  SparseAttnParams p;
+  std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
+  EXPECT_EQ(p.q, Addr(0x10000));
+  EXPECT_EQ(p.full_kv_indices, static_cast<const int*>(Addr(0x90000)));
+  EXPECT_EQ(p.q_stride_h, 128);
+  EXPECT_EQ(p.q_stride_l, 8 * 128);
+  EXPECT_EQ(p.k_stride_h, 1000 * 128) << "default: contiguous BHLD";
+  EXPECT_EQ(p.num_q_blocks, 8);
+  EXPECT_EQ(p.num_kv_blocks, 8);
+  EXPECT_EQ(p.mask_stride_b, 0) << "mask_batch 1 broadcasts";
+  EXPECT_EQ(p.mask_stride_h, 8);
+  EXPECT_NEAR(p.scale_log2, 1.4426950408889634 / std::sqrt(128.0), 1e-7);
+  // AMD: static LDS, no dynamic shared memory.
+  const ArchInfo gfx90a = Arch("gfx90a");
+  ASSERT_THAT(T().PlanLaunch(T().DefaultConfig(s, gfx90a), s, gfx90a, GoodArgs(), plan), IsOk());
+  EXPECT_EQ(plan.dynamic_shared_bytes, 0u);
+  EXPECT_EQ(plan.block.x, 4u * 64);
+}
+
+TEST(SparseAttnTemplateTest, PlanLaunchRejectsBadArguments) {
+  const auto code = absl::StatusCode::kInvalidArgument;
+  const Shape s = AttnShape(DType::kF16);
+  const ArchInfo sm90 = Arch("sm_90");
+  const KernelConfig c = T().DefaultConfig(s, sm90);
+  LaunchPlan plan;
+  auto plan_with = [&](const LaunchArgs& args) { return T().PlanLaunch(c, s, sm90, args, plan); };
+
+  LaunchArgs no_v;
+  no_v.Ptr("q", Addr(0x10000)).Ptr("k", Addr(0x20000));
+  EXPECT_THAT(plan_with(no_v), StatusIs(code, "'v'"));
+  LaunchArgs misaligned = GoodArgs().Ptr("q", Addr(0x10008));
+  EXPECT_THAT(plan_with(misaligned), StatusIs(code, "q must be a non-null 16-byte aligned"));
+  LaunchArgs half_full;
+  const LaunchArgs good = GoodArgs();
+  for (const LaunchArgs::Arg& a : good.args()) {
+    if (a.name == "full_kv_indices") continue;
+    if (a.kind == LaunchArgs::Kind::kPointer) half_full.Ptr(a.name, a.pointer);
+    if (a.kind == LaunchArgs::Kind::kInt) half_full.Int(a.name, a.integer);
+  }
+  EXPECT_THAT(plan_with(half_full), StatusIs(code, "both full_kv_num_blocks and full_kv_indices"));
+  EXPECT_THAT(plan_with(GoodArgs().Int("k_stride_l", 100)),
+              StatusIs(code, "k_stride_l=100 must be a non-negative multiple of 8"));
+  EXPECT_THAT(plan_with(GoodArgs().Float("scale", -1.0f)), StatusIs(code, "scale must be"));
+  EXPECT_THAT(plan_with(GoodArgs().Int("mask_heads", 4)), StatusIs(code, "mask_heads=4"));
+  EXPECT_THAT(plan_with(GoodArgs().Float("mask_batch", 1.0f)), StatusIs(code, "mask_batch"));
+  // Sliding-window masks need their window.
+  const Shape sliding = AttnShape(DType::kF16, 128, 2);
+  EXPECT_THAT(T().PlanLaunch(c, sliding, sm90, GoodArgs(), plan), StatusIs(code, "'window'"));
+  EXPECT_THAT(
+      T().PlanLaunch(c, sliding, sm90, GoodArgs().Int("window", 0).Int("global_tokens", 0), plan),
+      StatusIs(code, "window=0 must be >= 1"));
+  EXPECT_THAT(T().PlanLaunch(c, sliding, sm90,
+                             GoodArgs().Int("window", 1024).Int("global_tokens", 128), plan),
+              IsOk());
+}
+
+}  // namespace
+}  // namespace jitk::internal
