@@ -95,14 +95,14 @@ void PrintHuman(const jitk::Inventory& inventory, const std::vector<CompileRow>&
            d.lds_bytes_per_block, d.lds_bytes_per_cu, d.memory_bytes / 1073741824.0, d.clock_mhz);
   }
   if (rows.empty()) return;
-  printf("\n%-12s %-26s %-28s %5s %5s %5s %6s %7s %6s %8s\n", "kernel", "target", "config",
+  printf("\n%-12s %-26s %-44s %5s %5s %5s %6s %7s %6s %8s\n", "kernel", "target", "config",
          "vgpr", "sgpr", "agpr", "lds", "scratch", "spills", "compile");
   for (const CompileRow& r : rows) {
     if (r.status != "ok") {
       printf("%-12s %-26s error: %s\n", r.kernel.c_str(), r.arch.c_str(), r.status.c_str());
       continue;
     }
-    printf("%-12s %-26s %-28s %5d %5d %5d %6d %7d %6d %6.0fms\n", r.kernel.c_str(),
+    printf("%-12s %-26s %-44s %5d %5d %5d %6d %7d %6d %6.0fms\n", r.kernel.c_str(),
            r.arch.c_str(), r.config.c_str(), r.resources.registers, r.resources.scalar_registers,
            r.resources.accum_registers, r.resources.lds_bytes, r.resources.scratch_bytes,
            r.resources.spills, r.ms);
