@@ -2,6 +2,7 @@
 #include "jitk/kernel.h"
 
 #include <chrono>
+#include <cstdio>
 #include <tuple>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "cache/kernel_cache.h"
 #include "lib/internal/device_impl.h"
 #include "lib/internal/kernel_impl.h"
+#include "lib/internal/miss_tuner.h"
 #include "lib/internal/status_macros.h"
 #include "lib/internal/template_sources.h"
 
@@ -300,6 +302,20 @@ absl::StatusOr<Kernel> get_kernel(absl::string_view name, const Shape& shape,
     config = *options.config;
   } else {
     std::tie(config, source) = internal::ChooseConfig(*kernel_template, shape, device.info(), arch);
+    if (std::shared_ptr<const internal::MissTuner> tune = internal::GetMissTuner()) {
+      const bool have_tuned = source != ConfigSource::kDefault;
+      absl::StatusOr<std::optional<KernelConfig>> tuned = (*tune)(device, name, shape, have_tuned);
+      if (tuned.ok() && tuned->has_value()) {
+        config = **tuned;
+        source = ConfigSource::kTunedNow;
+      } else if (!tuned.ok()) {
+        // Tuning is an optimisation: a failure leaves the configuration chosen above.
+        fprintf(stderr, "jitk: tuning %s for %s failed, using the %s configuration: %s\n",
+                std::string(name).c_str(), shape.Key().c_str(),
+                std::string(ConfigSourceName(source)).c_str(),
+                std::string(tuned.status().message()).c_str());
+      }
+    }
   }
   JITK_ASSIGN_OR_RETURN(CompiledKernel compiled,
                         internal::CompileTemplate(*kernel_template, shape, config, target, arch));

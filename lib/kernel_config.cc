@@ -34,6 +34,7 @@ absl::string_view ConfigSourceName(ConfigSource source) {
     case ConfigSource::kUserDb: return "user-db";
     case ConfigSource::kSystemDb: return "system-db";
     case ConfigSource::kNearestTuned: return "nearest-tuned";
+    case ConfigSource::kTunedNow: return "tuned-now";
     case ConfigSource::kDefault: return "default";
   }
   return "?";

@@ -1,5 +1,8 @@
 #include "tuner/in_library.h"
 
+#include "jitk/tuning.h"
+#include "lib/internal/miss_tuner.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -171,3 +174,18 @@ absl::StatusOr<std::optional<KernelConfig>> TunedConfigForMiss(const Device& dev
 void ResetInLibraryTuning() { TheTuner().Reset(); }
 
 }  // namespace jitk::tuner
+
+namespace jitk {
+
+void EnableInLibraryTuning() {
+  internal::SetMissTuner([](const Device& device, absl::string_view kernel, const Shape& shape,
+                            bool have_tuned) -> absl::StatusOr<std::optional<KernelConfig>> {
+    // lazy keeps a stored winner; force re-tunes regardless.
+    if (have_tuned && tuner::TuneModeFromEnv() != tuner::TuneMode::kForce) {
+      return std::optional<KernelConfig>();
+    }
+    return tuner::TunedConfigForMiss(device, kernel, shape);
+  });
+}
+
+}  // namespace jitk

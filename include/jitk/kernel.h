@@ -74,7 +74,15 @@ class LaunchArgs {
 };
 
 // Where a kernel's configuration came from.
-enum class ConfigSource { kExplicit, kMemo, kUserDb, kSystemDb, kNearestTuned, kDefault };
+enum class ConfigSource {
+  kExplicit,      // GetKernelOptions::config
+  kMemo,          // a tuned row this process already read
+  kUserDb,        // the user cache DB
+  kSystemDb,      // a shipped DB
+  kNearestTuned,  // the nearest tuned shape of the same kernel and dtype
+  kTunedNow,      // tuned during this call (JITK_TUNE=lazy|force)
+  kDefault,       // the template's built-in default
+};
 absl::string_view ConfigSourceName(ConfigSource source);
 
 struct GetKernelOptions {

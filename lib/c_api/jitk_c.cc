@@ -4,6 +4,7 @@
 // calls the C++ API and records the resulting status for
 // jitk_last_error_message(). No C++ exception crosses the boundary.
 #include "jitk/jitk_c.h"
+#include "jitk/tuning.h"
 
 #include <exception>
 #include <memory>
@@ -299,3 +300,10 @@ jitk_status jitk_kernel_launch(const jitk_kernel* kernel, const jitk_arg* args, 
 }
 
 }  // extern "C"
+
+namespace {
+
+// Python and C callers get JITK_TUNE=lazy|force without a separate call.
+const bool kInLibraryTuningEnabled = (jitk::EnableInLibraryTuning(), true);
+
+}  // namespace
