@@ -86,7 +86,8 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
     sched.full = p.full_kv_indices + i64(mrow) * p.num_kv_blocks;
     sched.n_full = clamp_count(p.full_kv_num_blocks[mrow], p.num_kv_blocks);
   }
-  sched.n_tiles = (sched.n_full + n_partial) * sched.tiles_per_block;
+  sched.n_blocks = sched.n_full + n_partial;
+  sched.n_tiles = sched.n_blocks * sched.tiles_per_block;
 
   T* out = static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
   float* lse = p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
@@ -117,24 +118,26 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
     cp_async_commit();
   }
 
+  KvCursor fill;  // the tile loaded next, S - 1 ahead of the one computed
+  fill.seek(sched, S - 1);
+  KvCursor cur;
+  cur.seek(sched, 0);
   for (int t = 0; t < sched.n_tiles; ++t) {
     // Refill the stage consumed in the previous iteration.
     const int next = t + S - 1;
     if (next < sched.n_tiles) {
-      bool partial;
-      int kv0 = sched.tile_start(next, &partial);
       T* dst = skv + (next % S) * 2 * kKV;
-      global_to_shared<BN, D, kThreads, T>(dst, kg, p.k_stride_l, kv0, p.len_k);
-      global_to_shared<BN, D, kThreads, T>(dst + kKV, vg, p.v_stride_l, kv0, p.len_k);
+      global_to_shared<BN, D, kThreads, T>(dst, kg, p.k_stride_l, fill.start, p.len_k);
+      global_to_shared<BN, D, kThreads, T>(dst + kKV, vg, p.v_stride_l, fill.start, p.len_k);
+      fill.advance(sched);
     }
     cp_async_commit();
     cp_async_wait<S - 1>();  // tile t (and Q) have landed
     block_sync();
     if (t == 0) engine.load_q(sq);
-    bool partial;
-    int kv0 = sched.tile_start(t, &partial);
     const T* stage = skv + (t % S) * 2 * kKV;
-    engine.tile(sq, stage, stage + kKV, q0, kv0, partial, p);
+    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial, p);
+    cur.advance(sched);
     block_sync();
   }
   engine.finish(out, p.o_stride_l, lse, q0, p.len_q);

@@ -30,15 +30,14 @@ struct KvSchedule {
   const int* full;
   const int* partial;
   int n_full;
+  int n_blocks;  // full + partial
   int tiles_per_block;
   int n_tiles;
   int block;
   int block_n;
 
-  // Start key of tile t; sets *is_partial.
-  JITK_DEVICE int tile_start(int t, bool* is_partial) const {
-    int bi = t / tiles_per_block;
-    int sub = t - bi * tiles_per_block;
+  // First key of the bi-th listed block; sets *is_partial.
+  JITK_DEVICE int block_start(int bi, bool* is_partial) const {
     int index;
     if (bi < n_full) {
       index = full[bi];
@@ -47,7 +46,38 @@ struct KvSchedule {
       index = partial[bi - n_full];
       *is_partial = true;
     }
-    return index * block + sub * block_n;
+    return index * block;
+  }
+
+  // Start key of tile t; sets *is_partial.
+  JITK_DEVICE int tile_start(int t, bool* is_partial) const {
+    int bi = t / tiles_per_block;
+    return block_start(bi, is_partial) + (t - bi * tiles_per_block) * block_n;
+  }
+};
+
+// Walks the tiles of a KvSchedule one at a time: one index load per mask
+// block, no division per tile.
+struct KvCursor {
+  int bi;
+  int sub;
+  int start;
+  bool partial;
+
+  JITK_DEVICE void seek(const KvSchedule& s, int t) {
+    bi = t / s.tiles_per_block;
+    sub = t - bi * s.tiles_per_block;
+    partial = false;
+    start = (bi < s.n_blocks ? s.block_start(bi, &partial) : 0) + sub * s.block_n;
+  }
+  JITK_DEVICE void advance(const KvSchedule& s) {
+    if (++sub < s.tiles_per_block) {
+      start += s.block_n;
+      return;
+    }
+    sub = 0;
+    ++bi;
+    if (bi < s.n_blocks) start = s.block_start(bi, &partial);
   }
 };
 
@@ -63,6 +93,26 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
   constexpr int kRow = PaddedRow(HEAD_DIM, int(sizeof(T)));
   constexpr int kTotal = ROWS * kPerRow;
   static_assert(HEAD_DIM % kChunk == 0, "rows must be whole 16-byte chunks");
+  if (sizeof(T) == 2 && THREADS % kPerRow == 0 && kTotal % THREADS == 0) {
+    // Each thread copies one column chunk of rows r0, r0 + kStep, ...: one
+    // pointer step per chunk, no bounds test when the whole tile is inside.
+    // (16-bit storage only: the fp32 FMA engine spills with the extra live
+    // pointer at d=128.)
+    constexpr int kStep = THREADS / kPerRow;
+    const int r0 = int(threadIdx.x) / kPerRow;
+    const int col = (int(threadIdx.x) - r0 * kPerRow) * kChunk;
+    const bool inside = start >= 0 && start + ROWS <= len;
+    const i64 step = i64(kStep) * stride;
+    const T* g = src + (i64(start) + r0) * stride + col;
+    T* d = dst + r0 * kRow + col;
+#pragma unroll
+    for (int i = 0; i < kTotal / THREADS; ++i) {
+      const bool valid = inside || unsigned(start + r0 + i * kStep) < unsigned(len);
+      copy16_async(d + i * kStep * kRow, valid ? g : src, valid);
+      g += step;
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < (kTotal + THREADS - 1) / THREADS; ++i) {
     int c = int(threadIdx.x) + i * THREADS;

@@ -1,7 +1,11 @@
 // sparse_attn_mma.h — NVIDIA tensor-core engine (sm_80+: mma.sync m16n8k16).
 //
-// Each warp owns BLOCK_M / WAVES query rows (16 per m-tile). Q fragments stay
-// in registers for the whole row of key tiles; S = Q K^T is accumulated in
+// Each warp owns BLOCK_M / WAVES query rows (16 per m-tile). With one m-tile
+// per warp the Q fragments stay in registers for the whole row of key tiles;
+// with two or more (fewer ldmatrix per mma: each K / V fragment feeds every
+// m-tile) they are re-read from shared memory one k-step at a time, which
+// keeps O (kMT * HEAD_DIM / 2 registers) and S in the register file without
+// spills. S = Q K^T is accumulated in
 // fp32 C fragments, softmaxed in place, and the C fragments of two adjacent
 // n-tiles are exactly the A fragment of P for the next mma, so P never
 // touches shared memory. K fragments come from ldmatrix, V fragments from
@@ -19,6 +23,18 @@
 
 namespace jitk {
 namespace attn {
+
+// 2^x on the special-function unit, subnormal results flushed to zero (P is
+// rounded to 16 bits next; exp2f adds a range fix-up for them). -inf gives 0.
+JITK_DEVICE float exp2_fast(float x) {
+#if defined(__CUDA_ARCH__)
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+#else
+  return exp2f(x);
+#endif
+}
 
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
 struct MmaEngine {
@@ -42,7 +58,10 @@ struct MmaEngine {
   static_assert(BLOCK_N % 16 == 0, "BLOCK_N must be a multiple of 16");
   static_assert(HEAD_DIM % 16 == 0, "HEAD_DIM must be a multiple of 16");
 
-  u32 qf[kMT][kKS][4];
+  static constexpr bool kQInRegs = kMT == 1;
+  static constexpr int kQRegTiles = kQInRegs ? kMT : 1;
+
+  u32 qf[kQRegTiles][kKS][4];
   float o[kMT][kDT][4];
   float m[kMT][2];
   float l[kMT][2];
@@ -67,17 +86,23 @@ struct MmaEngine {
     }
   }
 
+  // Shared-memory address of this lane's ldmatrix row of Q for m-tile mt.
+  JITK_DEVICE const T* q_row(const T* sq, int mt) const {
+    return sq + (warp * kWarpRows + mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kRow +
+           (lane >> 4) * 8;
+  }
+
   JITK_DEVICE void load_q(const T* sq) {
+    if (!kQInRegs) return;  // read per k-step in tile()
 #pragma unroll
-    for (int mt = 0; mt < kMT; ++mt) {
-      const T* row = sq + (warp * kWarpRows + mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kRow +
-                     (lane >> 4) * 8;
+    for (int mt = 0; mt < kQRegTiles; ++mt) {
+      const T* row = q_row(sq, mt);
 #pragma unroll
       for (int ks = 0; ks < kKS; ++ks) ldmatrix_x4(qf[mt][ks], row + ks * 16);
     }
   }
 
-  JITK_DEVICE void tile(const T*, const T* sk, const T* sv, int q0, int kv0, bool partial,
+  JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     float s[kMT][kNT][4];
 #pragma unroll
@@ -93,14 +118,20 @@ struct MmaEngine {
     const T* krow = sk + ((lane & 7) + (lane >> 4) * 8) * kRow + ((lane >> 3) & 1) * 8;
 #pragma unroll
     for (int ks = 0; ks < kKS; ++ks) {
+      u32 qs[kMT][4];
+      if (!kQInRegs) {
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) ldmatrix_x4(qs[mt], q_row(sq, mt) + ks * 16);
+      }
 #pragma unroll
       for (int np = 0; np < kNT / 2; ++np) {
         u32 kb[4];
         ldmatrix_x4(kb, krow + np * 16 * kRow + ks * 16);
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
-          mma_16816<T>(s[mt][2 * np], qf[mt][ks], kb[0], kb[1]);
-          mma_16816<T>(s[mt][2 * np + 1], qf[mt][ks], kb[2], kb[3]);
+          const u32(&qa)[4] = kQInRegs ? qf[kQInRegs ? mt : 0][ks] : qs[mt];
+          mma_16816<T>(s[mt][2 * np], qa, kb[0], kb[1]);
+          mma_16816<T>(s[mt][2 * np + 1], qa, kb[2], kb[3]);
         }
       }
     }
@@ -125,7 +156,10 @@ struct MmaEngine {
       }
     }
 
-    // Online softmax; a quad of lanes shares each row.
+    // Online softmax; a quad of lanes shares each row. P leaves it packed to
+    // 16 bits (half the registers of S): pk[mt][nt][hr] holds row g + 8 hr,
+    // columns 2t, 2t + 1 of n-tile nt.
+    u32 pk[kMT][kNT][2];
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -139,17 +173,15 @@ struct MmaEngine {
         mx = fmaxf(mx, shuffle_xor(mx, 2));
         float m_new = fmaxf(m[mt][hr], mx * p.scale_log2);
         float m_use = m_new == neg_inf() ? 0.f : m_new;  // a row with no key yet
-        float alpha = exp2f(m[mt][hr] - m_use);
+        float alpha = exp2_fast(m[mt][hr] - m_use);
         m[mt][hr] = m_new;
         float sum = 0.f;
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt) {
-#pragma unroll
-          for (int j = 0; j < 2; ++j) {
-            float e = exp2f(fmaf(s[mt][nt][2 * hr + j], p.scale_log2, -m_use));
-            s[mt][nt][2 * hr + j] = e;
-            sum += e;
-          }
+          float e0 = exp2_fast(fmaf(s[mt][nt][2 * hr], p.scale_log2, -m_use));
+          float e1 = exp2_fast(fmaf(s[mt][nt][2 * hr + 1], p.scale_log2, -m_use));
+          sum += e0 + e1;
+          pk[mt][nt][hr] = pack2<T>(e0, e1);
         }
         l[mt][hr] = l[mt][hr] * alpha + sum;
 #pragma unroll
@@ -167,10 +199,10 @@ struct MmaEngine {
       u32 pa[kMT][4];
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
-        pa[mt][0] = pack2<T>(s[mt][2 * ps][0], s[mt][2 * ps][1]);
-        pa[mt][1] = pack2<T>(s[mt][2 * ps][2], s[mt][2 * ps][3]);
-        pa[mt][2] = pack2<T>(s[mt][2 * ps + 1][0], s[mt][2 * ps + 1][1]);
-        pa[mt][3] = pack2<T>(s[mt][2 * ps + 1][2], s[mt][2 * ps + 1][3]);
+        pa[mt][0] = pk[mt][2 * ps][0];
+        pa[mt][1] = pk[mt][2 * ps][1];
+        pa[mt][2] = pk[mt][2 * ps + 1][0];
+        pa[mt][3] = pk[mt][2 * ps + 1][1];
       }
 #pragma unroll
       for (int dp = 0; dp < kDT / 2; ++dp) {

@@ -8,6 +8,7 @@
 # QUICK=1: GPU tests only (no CPU tests), default configs only, no torch timing.
 set -u
 QUICK=${QUICK:-0}
+NO_SWEEP=${NO_SWEEP:-$QUICK}  # NO_SWEEP=0 with QUICK=1: GPU tests, the config sweep, no torch timing
 BIN=${BIN:-build-attn/carry/jitk_lib_attention_tests}
 OUT=${OUT:-/tmp/attention_out}
 DUMP=/tmp/attention_dump
@@ -25,7 +26,7 @@ timeout 150 "$BIN" --gtest_filter="$FILTER" > "$OUT/tests.log" 2>&1
 echo "tests rc=$?" >> "$OUT/summary.txt"
 
 # Timings of the shapes (default config + a small sweep).
-JITK_ATTN_NO_SWEEP=$QUICK JITK_ATTN_RESULTS="$OUT/timing.txt" timeout 120 "$BIN" --gtest_also_run_disabled_tests \
+JITK_ATTN_NO_SWEEP=$NO_SWEEP JITK_ATTN_RESULTS="$OUT/timing.txt" timeout 240 "$BIN" --gtest_also_run_disabled_tests \
   --gtest_filter='SparseAttnGpuTest.DISABLED_Timing' > "$OUT/timing.log" 2>&1
 echo "timing rc=$?" >> "$OUT/summary.txt"
 

@@ -221,10 +221,18 @@ std::vector<Case> AllCases() {
     return KernelConfig{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", w}, {"STAGES", s}};
   };
   for (const KernelConfig& c : {cfg(64, 64, 4, 1), cfg(64, 32, 4, 3), cfg(128, 128, 8, 2),
-                                cfg(64, 64, 2, 2), cfg(128, 64, 8, 4)}) {
+                                cfg(64, 64, 2, 2), cfg(128, 64, 8, 4), cfg(128, 32, 4, 2),
+                                cfg(128, 32, 4, 3), cfg(64, 32, 2, 2)}) {
     for (DType dtype : {DType::kF16, DType::kBF16}) {
       Problem p = BaseProblem(dtype, 64, index++);
       cases.push_back({AttentionLayout::kCausal, dtype, 64, c, p});
+    }
+  }
+  // The two-m-tile configs (Q re-read from shared memory) at the timed head dim.
+  for (const KernelConfig& c : {cfg(128, 32, 4, 2), cfg(128, 32, 4, 3), cfg(128, 128, 8, 2)}) {
+    for (DType dtype : {DType::kF16, DType::kBF16}) {
+      Problem p = BaseProblem(dtype, 128, index++);
+      cases.push_back({AttentionLayout::kCausal, dtype, 128, c, p});
     }
   }
   return cases;
@@ -409,14 +417,17 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   auto cfg = [](int64_t bm, int64_t bn, int64_t w, int64_t s) {
     return KernelConfig{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", w}, {"STAGES", s}};
   };
-  const std::vector<KernelConfig> sweep = {cfg(128, 64, 8, 2), cfg(128, 64, 8, 3),
-                                           cfg(128, 32, 8, 3), cfg(64, 64, 4, 2),
-                                           cfg(64, 64, 4, 3),  cfg(128, 128, 8, 2)};
+  const std::vector<KernelConfig> sweep = {cfg(128, 128, 8, 2), cfg(128, 32, 4, 2),
+                                           cfg(128, 32, 4, 3),  cfg(128, 64, 8, 2),
+                                           cfg(64, 32, 2, 2),   cfg(64, 64, 4, 2)};
+  const std::vector<KernelConfig> small = {cfg(128, 128, 8, 2), cfg(128, 32, 4, 2),
+                                           cfg(128, 32, 4, 3)};
   std::vector<TimingCase> cases = {
       {"causal f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, sweep},
       {"causal bf16 L=4096", DType::kBF16, 4, 32, 4096, 128, AttentionLayout::kCausal},
       {"dense f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kDense},
-      {"causal f16 L=16384", DType::kF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
+      {"causal bf16 L=16384", DType::kBF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
+      {"causal f16 L=16384", DType::kF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, small, 3},
       {"sliding 1024+128 f16 L=16384",
        DType::kF16,
        4,
@@ -426,7 +437,7 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
        AttentionLayout::kSlidingWindow,
        1024,
        128,
-       {},
+       small,
        5},
       {"causal f32 L=4096", DType::kF32, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
   };
