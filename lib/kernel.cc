@@ -132,7 +132,8 @@ absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const
   impl->config_source = source;
   impl->compiled = std::move(compiled);
   impl->device = info;
-  impl->arch = ArchForDevice(info);
+  // ArchInfo holds views: take them from the copy this kernel owns.
+  impl->arch = ArchForDevice(impl->device);
   impl->backend = backend;
   return Kernel(std::move(impl));
 }

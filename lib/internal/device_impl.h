@@ -19,7 +19,8 @@ const Inventory& CachedInventory();
 
 // The architecture facts for a present device: the table's entry with the
 // device's own counts (CUs, LDS, wave size) filled in; for an architecture
-// missing from the table, what the device itself reports.
+// missing from the table, what the device itself reports. The result's
+// name views `device.arch`: `device` must outlive it.
 ArchInfo ArchForDevice(const DeviceInfo& device);
 
 }  // namespace internal

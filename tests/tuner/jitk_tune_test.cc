@@ -134,9 +134,10 @@ TEST_P(JitkTuneArchTest, CompileOnlyWritesCodeObjectsAndResourceReportsToTheDb) 
   const std::string arch = GetParam();
   if (!CompilerFor(arch.c_str())) GTEST_SKIP() << "no compiler for " << arch;
   const fs::path db = dir_ / (arch + ".db");
+  // --compile-only: on a machine with this GPU the tool would time instead.
   ToolRun run = Tune("--arch " + arch +
-                     " --kernel scaled_add --shape 'f32;n=1048576' --budget 4 --json --db '" +
-                     db.string() + "'");
+                     " --compile-only --kernel scaled_add --shape 'f32;n=1048576' --budget 4 "
+                     "--json --db '" + db.string() + "'");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_THAT(run.err, HasSubstr("compile-only"));
   EXPECT_THAT(run.err, HasSubstr("timing needs the " + arch + " device"));
@@ -161,7 +162,7 @@ TEST_P(JitkTuneArchTest, CompileOnlyWritesCodeObjectsAndResourceReportsToTheDb) 
 
   // --resume continues from the DB: the four stored code objects are reused.
   run = Tune("--arch " + arch +
-             " --kernel scaled_add --shape 'f32;n=1048576' --budget 6 --json --resume --db '" +
+             " --compile-only --kernel scaled_add --shape 'f32;n=1048576' --budget 6 --json --resume --db '" +
              db.string() + "'");
   ASSERT_EQ(run.status, 0) << run.err;
   doc = nlohmann::json::parse(run.out);
@@ -171,7 +172,7 @@ TEST_P(JitkTuneArchTest, CompileOnlyWritesCodeObjectsAndResourceReportsToTheDb) 
 
   // The human summary says what happened and what is missing.
   run = Tune("--arch " + arch +
-             " --kernel scaled_add --shape 'f32;n=1048576' --budget 2 --resume --db '" +
+             " --compile-only --kernel scaled_add --shape 'f32;n=1048576' --budget 2 --resume --db '" +
              db.string() + "'");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("configs"));

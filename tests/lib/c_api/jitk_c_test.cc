@@ -529,6 +529,7 @@ TEST_F(CApiGpuTest, BadLaunchArgumentsAreNamedAndNothingRuns) {
   args[1].kind = 9;
   EXPECT_THAT(Capture(jitk_kernel_launch(kernel, args.data(), args.size(), nullptr)),
               Fails(JITK_INVALID_ARGUMENT, "argument 'x' has unknown kind 9"));
+  args[1].kind = JITK_ARG_POINTER;
   EXPECT_THAT(Capture(jitk_kernel_launch(kernel, args.data(), 2, nullptr)),
               Fails(JITK_INVALID_ARGUMENT, "'y'"));
 }

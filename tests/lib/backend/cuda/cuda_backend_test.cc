@@ -122,6 +122,9 @@ TEST(CudaBackendTest, CompilesWithoutAGpu) {
   EXPECT_EQ(code->target, "sm_90");
   ASSERT_EQ(code->symbols.size(), 1u);
   EXPECT_EQ(code->symbols[0].lowered_name, kAxpyFloat128Lowered);
+  if (code->log.find("ptxas") == std::string::npos) {
+    GTEST_SKIP() << "this NVRTC wrote no ptxas report into the program log";
+  }
   EXPECT_GT(code->symbols[0].resources.registers, 0) << code->log;
 }
 
