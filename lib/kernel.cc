@@ -187,13 +187,21 @@ struct MemoEq {
   }
 };
 
+// Shared map behind a reader lock, fronted by a per-thread copy: a repeated
+// hit takes no lock and touches no shared cache line but the Kernel's
+// reference count. Entries are never removed, so the copies cannot go stale.
 class KernelMemo {
  public:
-  std::optional<Kernel> Find(const MemoKeyRef& key) const ABSL_LOCKS_EXCLUDED(mu_) {
+  using Map = absl::flat_hash_map<MemoKey, Kernel, MemoHash, MemoEq>;
+
+  // The kernel for `key`, valid until this thread's next call; nullptr on a miss.
+  const Kernel* Find(const MemoKeyRef& key) const ABSL_LOCKS_EXCLUDED(mu_) {
+    thread_local Map local;
+    if (auto it = local.find(key); it != local.end()) return &it->second;
     absl::ReaderMutexLock lock(&mu_);
     auto it = kernels_.find(key);
-    if (it == kernels_.end()) return std::nullopt;
-    return it->second;
+    if (it == kernels_.end()) return nullptr;
+    return &local.emplace(it->first, it->second).first->second;
   }
   void Insert(MemoKey key, Kernel kernel) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
@@ -202,7 +210,7 @@ class KernelMemo {
 
  private:
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<MemoKey, Kernel, MemoHash, MemoEq> kernels_ ABSL_GUARDED_BY(mu_);
+  Map kernels_ ABSL_GUARDED_BY(mu_);
 };
 
 KernelMemo& Memo() {
@@ -288,7 +296,7 @@ absl::StatusOr<CompiledKernel> compile_kernel(absl::string_view name, const Shap
 absl::StatusOr<Kernel> get_kernel(absl::string_view name, const Shape& shape,
                                   const GetKernelOptions& options) {
   internal::MemoKeyRef key{options.device, name, shape, options.config};
-  if (std::optional<Kernel> hit = internal::Memo().Find(key); hit.has_value()) return *hit;
+  if (const Kernel* hit = internal::Memo().Find(key)) return *hit;
 
   JITK_ASSIGN_OR_RETURN(const KernelTemplate* kernel_template,
                         internal::FindKernelTemplate(name));
