@@ -59,10 +59,12 @@ std::string SelfPath() {
   return n > 0 ? std::string(path, n) : std::string();
 }
 
-// Runs the child with `env` added; returns its nanoseconds, or -1 with `error`.
-long long ChildNanoseconds(const std::string& env, std::string& error) {
+// Runs the child for `kernel` with `env` added; returns its nanoseconds, or
+// -1 with `error`.
+long long ChildNanoseconds(const std::string& env, const std::string& kernel,
+                           std::string& error) {
   // The child reports errors on stdout too; its stderr carries only warnings.
-  const std::string command = env + " " + SelfPath() + " --child 2>/dev/null";
+  const std::string command = env + " " + SelfPath() + " --child " + kernel + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {
     error = "popen failed";
