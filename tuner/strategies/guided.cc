@@ -1,19 +1,21 @@
-// guided: an additive surrogate model of log(time) steering a local search.
+// guided: a surrogate model of log(time) steering a local search.
 //
 // Kernel time is close to a product of per-parameter factors (access width,
-// work per thread, block size), i.e. close to additive in log(time). The
-// strategy
+// work per thread, block size), i.e. close to additive in log(time), with
+// interactions where a combination matters (work per thread is EPT x VEC,
+// elements per block BLOCK x EPT x VEC). The strategy
 //   1. evaluates the start configuration and a covering design: every value
 //      of every parameter appears at least once;
-//   2. fits log(time) = mu + sum_p w_p[value_p] by ridge regression
+//   2. fits log(time) = mu + sum_p w_p[value_p] + sum_{p<q} w_pq[value_p,
+//      value_q] + w_prod[product of all values] by ridge regression
 //      (weighted backfitting) on the successful candidates, weighting those
-//      near the best most;
-//   3. each round evaluates the model's most promising unevaluated
-//      configurations (by a lower confidence bound, so rarely seen values
-//      get tried) plus the best-predicted unevaluated neighbours of the
+//      near the best most; the interaction terms are shrunk harder;
+//   3. each round evaluates the best-predicted unevaluated neighbours of the
 //      three leading configurations (one parameter changed to any value, or
-//      two moved one step each), which catches the interactions the
-//      additive model misses;
+//      two moved one step each; the incumbent's first) plus one of the
+//      model's most promising unevaluated configurations (by a lower
+//      confidence bound, so rarely seen values get tried); with no promising
+//      neighbour left the whole round is model picks;
 //   4. stops when the leaders have no promising neighbour left and the model
 //      predicts no improvement (once 10 % of the space is explored), after
 //      `patience` rounds without a better incumbent, or at its evaluation cap
@@ -34,21 +36,64 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class AdditiveModel {
  public:
+  // One categorical feature per parameter, one per pair of parameters (the
+  // pair's combination of values), and, with three or more parameters, one
+  // for the product of all values (elements per block for BLOCK x EPT x
+  // VEC). The pair and product features carry the interactions a sum of
+  // per-parameter effects cannot express: on a flat landscape the winner is
+  // often a particular combination (EPT=1 with VEC=8), not a set of
+  // individually good values.
   explicit AdditiveModel(const SearchSpace& space) : space_(space) {
-    for (const TunableParam& p : space.params()) weights_.emplace_back(p.values.size(), 0.0);
+    const std::vector<TunableParam>& params = space.params();
+    const size_t dims = params.size();
+    const size_t n = space.size();
+    for (size_t p = 0; p < dims; ++p) {
+      std::vector<int> level(n);
+      for (size_t i = 0; i < n; ++i) level[i] = space.coordinates(i)[p];
+      AddFeature(std::move(level), params[p].values.size());
+    }
+    main_features_ = features_.size();
+    for (size_t a = 0; a < dims; ++a) {
+      for (size_t b = a + 1; b < dims; ++b) {
+        const int width = int(params[b].values.size());
+        std::vector<int> level(n);
+        for (size_t i = 0; i < n; ++i) {
+          level[i] = space.coordinates(i)[a] * width + space.coordinates(i)[b];
+        }
+        AddFeature(std::move(level), params[a].values.size() * params[b].values.size());
+      }
+    }
+    if (dims >= 3) {
+      std::vector<int> level(n);
+      std::vector<double> products;  // distinct log products seen so far
+      for (size_t i = 0; i < n; ++i) {
+        double log_product = 0;
+        for (size_t p = 0; p < dims; ++p) {
+          const int64_t v = params[p].values[space.coordinates(i)[p]];
+          log_product += std::log(double(std::max<int64_t>(v, 1)));
+        }
+        auto it = std::find_if(products.begin(), products.end(),
+                               [&](double x) { return std::abs(x - log_product) < 1e-9; });
+        level[i] = int(it - products.begin());
+        if (it == products.end()) products.push_back(log_product);
+      }
+      AddFeature(std::move(level), products.size());
+    }
   }
 
-  // Fits on (index, log cost) pairs by weighted backfitting: each
-  // parameter's effects are the ridge-shrunk weighted mean residuals of its
-  // values. A point's weight falls off with its distance from the best
-  // (exp(-(y - y_best) / locality)): the model has to be right near the
-  // optimum, and a value seen only in a terrible configuration should stay
-  // uncertain rather than be blamed for it.
+  // Fits on (index, log cost) pairs by weighted backfitting: each feature's
+  // effects are the ridge-shrunk weighted mean residuals of its levels; the
+  // interaction features are shrunk harder, so they explain only what the
+  // per-parameter effects cannot. A point's weight falls off with its
+  // distance from the best (exp(-(y - y_best) / locality)): the model has to
+  // be right near the optimum, and a value seen only in a terrible
+  // configuration should stay uncertain rather than be blamed for it.
   void Fit(const std::vector<std::pair<size_t, double>>& points, double ridge, double locality) {
-    const size_t dims = weights_.size();
-    for (auto& w : weights_) std::fill(w.begin(), w.end(), 0.0);
-    counts_.assign(dims, {});
-    for (size_t p = 0; p < dims; ++p) counts_[p].assign(weights_[p].size(), 0.0);
+    const size_t features = features_.size();
+    for (Feature& f : features_) {
+      std::fill(f.weights.begin(), f.weights.end(), 0.0);
+      std::fill(f.counts.begin(), f.counts.end(), 0.0);
+    }
     mu_ = 0;
     residual_sd_ = kMinResidual;
     if (points.empty()) return;
@@ -59,24 +104,26 @@ class AdditiveModel {
     for (size_t i = 0; i < points.size(); ++i) {
       weight[i] = std::exp(-(points[i].second - best) / locality);
       total += weight[i];
-      for (size_t p = 0; p < dims; ++p)
-        counts_[p][space_.coordinates(points[i].first)[p]] += weight[i];
+      for (Feature& f : features_) f.counts[f.level[points[i].first]] += weight[i];
     }
+    const double interaction_ridge = std::max(ridge, kInteractionRidge);
     for (int iteration = 0; iteration < 60; ++iteration) {
       double sum = 0;
       for (size_t i = 0; i < points.size(); ++i) {
         sum += weight[i] * (points[i].second - Effects(points[i].first));
       }
       mu_ = sum / total;
-      for (size_t p = 0; p < dims; ++p) {
-        std::vector<double> residual(weights_[p].size(), 0.0);
+      for (size_t k = 0; k < features; ++k) {
+        Feature& f = features_[k];
+        std::vector<double> residual(f.weights.size(), 0.0);
         for (size_t i = 0; i < points.size(); ++i) {
-          const int v = space_.coordinates(points[i].first)[p];
+          const int v = f.level[points[i].first];
           residual[v] +=
-              weight[i] * (points[i].second - mu_ - (Effects(points[i].first) - weights_[p][v]));
+              weight[i] * (points[i].second - mu_ - (Effects(points[i].first) - f.weights[v]));
         }
+        const double shrink = k < main_features_ ? ridge : interaction_ridge;
         for (size_t v = 0; v < residual.size(); ++v) {
-          weights_[p][v] = residual[v] / (counts_[p][v] + ridge);
+          f.weights[v] = residual[v] / (f.counts[v] + shrink);
         }
       }
     }
@@ -91,32 +138,46 @@ class AdditiveModel {
   double Predict(size_t index) const { return mu_ + Effects(index); }
 
   // A lower confidence bound: the prediction minus `kappa` times the fit's
-  // residual spread, scaled up for configurations whose values were seen
-  // rarely. Unexplored corners of the space get their turn.
+  // residual spread, scaled up for configurations whose parameter values
+  // were seen rarely. Unexplored corners of the space get their turn.
   double LowerBound(size_t index, double kappa) const {
-    const std::vector<int>& c = space_.coordinates(index);
     double rarity = 0;
-    for (size_t p = 0; p < counts_.size(); ++p) rarity += 1.0 / (1.0 + counts_[p][c[p]]);
-    rarity /= double(counts_.size());
+    for (size_t k = 0; k < main_features_; ++k) {
+      const Feature& f = features_[k];
+      rarity += 1.0 / (1.0 + f.counts[f.level[index]]);
+    }
+    rarity /= double(std::max<size_t>(1, main_features_));
     return Predict(index) - kappa * residual_sd_ * std::sqrt(rarity);
   }
 
  private:
+  struct Feature {
+    std::vector<int> level;       // level of every configuration
+    std::vector<double> weights;  // effect per level
+    std::vector<double> counts;   // weighted observations per level
+  };
+
+  void AddFeature(std::vector<int> level, size_t levels) {
+    features_.push_back({std::move(level), std::vector<double>(levels, 0.0),
+                         std::vector<double>(levels, 0.0)});
+  }
+
   double Effects(size_t index) const {
-    const std::vector<int>& c = space_.coordinates(index);
     double s = 0;
-    for (size_t p = 0; p < weights_.size(); ++p) s += weights_[p][c[p]];
+    for (const Feature& f : features_) s += f.weights[f.level[index]];
     return s;
   }
 
   // Measurement noise floor in log time (1 %).
   static constexpr double kMinResidual = 0.01;
+  // Ridge penalty of the interaction features' effects.
+  static constexpr double kInteractionRidge = 1.5;
 
   const SearchSpace& space_;
+  size_t main_features_ = 0;  // features_[0, main_features_) are the parameters
   double mu_ = 0;
   double residual_sd_ = 0;
-  std::vector<std::vector<double>> weights_;
-  std::vector<std::vector<double>> counts_;  // observations per (parameter, value)
+  std::vector<Feature> features_;
 };
 
 class Guided final : public Strategy {
@@ -194,14 +255,19 @@ class Guided final : public Strategy {
             std::vector<size_t> diagonal = space.DiagonalNeighbors(leader);
             around.insert(around.end(), diagonal.begin(), diagonal.end());
           }
+          // Leader by leader (the incumbent's neighbours first), each
+          // leader's best predicted first: on a flat landscape the model
+          // cannot rank far-apart configurations, but it can rank one
+          // leader's neighbours.
+          const size_t first_new = neighbours.size();
           for (size_t j : around) {
             if (objective.Known(j).has_value() || model.Predict(j) > limit) continue;
             if (std::find(neighbours.begin(), neighbours.end(), j) == neighbours.end()) {
               neighbours.push_back(j);
             }
           }
+          std::sort(neighbours.begin() + first_new, neighbours.end(), by_prediction);
         }
-        std::sort(neighbours.begin(), neighbours.end(), by_prediction);
       }
       auto by_bound = [&](size_t a, size_t b) {
         const double la = model.LowerBound(a, options_.exploration);
@@ -216,7 +282,9 @@ class Guided final : public Strategy {
       }
 
       const size_t batch = std::max<size_t>(1, options_.batch);
-      const size_t model_picks = neighbours.empty() ? batch : std::max<size_t>(1, batch / 2);
+      // While the leaders have promising neighbours, one model pick per
+      // round keeps exploring and the rest of the batch refines the leaders.
+      const size_t model_picks = neighbours.empty() ? batch : 1;
       std::vector<size_t> round;
       for (size_t i = 0; i < unknown.size() && round.size() < model_picks; ++i) {
         round.push_back(unknown[i]);
