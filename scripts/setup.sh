@@ -8,6 +8,7 @@ BUILD_DIR="${1:-build}"
 PACKAGES=(
   build-essential cmake pkg-config
   libabsl-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libxxhash-dev nlohmann-json3-dev libcli11-dev python3
   libamdhip64-dev libamd-comgr-dev libhsa-runtime-dev rocminfo rocm-device-libs
 )
 
