@@ -59,32 +59,46 @@ void StoreQuietly(absl::string_view arch, cache::CodeObjectRecord record) {
 
 }  // namespace
 
-absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
+absl::StatusOr<CompileRequest> InstanceRequest(const KernelTemplate& kernel_template,
                                                const Shape& shape, const KernelConfig& config,
                                                const Target& target, const ArchInfo& arch) {
-  JITK_RETURN_IF_ERROR(kernel_template.ValidateConfig(config, shape, arch));
   JITK_ASSIGN_OR_RETURN(std::string expression,
                         kernel_template.NameExpression(config, shape, arch));
   CompileRequest request;
   JITK_ASSIGN_OR_RETURN(request.headers, TemplateSources());
-  JITK_ASSIGN_OR_RETURN(Backend * backend, BackendFor(target.vendor));
-  JITK_ASSIGN_OR_RETURN(CompilerInfo compiler, backend->Compiler());
-
   request.target = target;
   request.program_name = absl::StrCat(kernel_template.name(), ".jitk");
   request.source = absl::StrCat("#include \"prelude.h\"\n#include \"",
                                 kernel_template.source_file(), "\"\n");
-  request.name_expressions = {expression};
+  request.name_expressions = {std::move(expression)};
   request.options = kernel_template.CompileOptions(config, shape, arch);
+  return request;
+}
+
+absl::StatusOr<std::string> CodeObjectKey(const CompileRequest& request,
+                                          absl::string_view compiler_id) {
+  std::vector<cache::HeaderText> headers;
+  for (const auto& [name, text] : request.headers) headers.push_back({name, text});
+  const std::string target = request.target.ToString();
+  return cache::MakeCodeObjectKey(
+      {.source = request.source, .headers = headers,
+       .name_expression = request.name_expressions.empty() ? "" : request.name_expressions[0],
+       .options = request.options, .compiler = compiler_id, .target = target});
+}
+
+absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
+                                               const Shape& shape, const KernelConfig& config,
+                                               const Target& target, const ArchInfo& arch) {
+  JITK_RETURN_IF_ERROR(kernel_template.ValidateConfig(config, shape, arch));
+  JITK_ASSIGN_OR_RETURN(CompileRequest request,
+                        InstanceRequest(kernel_template, shape, config, target, arch));
+  const std::string expression = request.name_expressions[0];
+  JITK_ASSIGN_OR_RETURN(Backend * backend, BackendFor(target.vendor));
+  JITK_ASSIGN_OR_RETURN(CompilerInfo compiler, backend->Compiler());
 
   // The code object cache is keyed by everything that changes the binary.
   const std::string compiler_id = compiler.ToString();
-  const std::string target_text = target.ToString();
-  std::vector<cache::HeaderText> headers;
-  for (const auto& [name, text] : request.headers) headers.push_back({name, text});
-  absl::StatusOr<std::string> key = cache::MakeCodeObjectKey(
-      {.source = request.source, .headers = headers, .name_expression = expression,
-       .options = request.options, .compiler = compiler_id, .target = target_text});
+  absl::StatusOr<std::string> key = CodeObjectKey(request, compiler_id);
   if (key.ok()) {
     absl::StatusOr<cache::CodeObjectHit> hit =
         cache::DefaultKernelCache().GetCodeObject(target.arch, *key);

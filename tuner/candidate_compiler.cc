@@ -4,9 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "cache/cache_key.h"
+#include "lib/internal/kernel_impl.h"
 #include "lib/internal/status_macros.h"
-#include "lib/internal/template_sources.h"
 
 namespace jitk::tuner {
 
@@ -53,27 +52,13 @@ absl::Status CandidateCompiler::store_status() const {
 absl::StatusOr<CompiledKernel> CandidateCompiler::Compile(const KernelConfig& config,
                                                           bool& reused) const {
   reused = false;
-  JITK_ASSIGN_OR_RETURN(std::string expression, template_.NameExpression(config, shape_, arch_));
-  jitk::internal::CompileRequest request;
-  JITK_ASSIGN_OR_RETURN(request.headers, jitk::internal::TemplateSources());
-  request.target = target_;
-  request.program_name = absl::StrCat(template_.name(), ".jitk");
-  request.source =
-      absl::StrCat("#include \"prelude.h\"\n#include \"", template_.source_file(), "\"\n");
-  request.name_expressions = {expression};
-  request.options = template_.CompileOptions(config, shape_, arch_);
+  JITK_ASSIGN_OR_RETURN(jitk::internal::CompileRequest request,
+                        jitk::internal::InstanceRequest(template_, shape_, config, target_, arch_));
+  const std::string expression = request.name_expressions[0];
 
   std::string key;
   if (store_ != nullptr && !compiler_.empty()) {
-    std::vector<cache::HeaderText> headers;
-    for (const auto& [name, text] : request.headers) headers.push_back({name, text});
-    const std::string target = target_.ToString();
-    absl::StatusOr<std::string> made = cache::MakeCodeObjectKey({.source = request.source,
-                                                                 .headers = headers,
-                                                                 .name_expression = expression,
-                                                                 .options = request.options,
-                                                                 .compiler = compiler_,
-                                                                 .target = target});
+    absl::StatusOr<std::string> made = jitk::internal::CodeObjectKey(request, compiler_);
     if (made.ok()) key = *std::move(made);
     if (!key.empty()) {
       absl::StatusOr<std::optional<cache::CodeObjectRecord>> found =

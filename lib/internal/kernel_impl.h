@@ -26,6 +26,17 @@ struct Kernel::Impl {
 
 namespace internal {
 
+// The compile request of one instance (source, embedded headers, name
+// expression, options): what get_kernel and the tuner both compile.
+absl::StatusOr<CompileRequest> InstanceRequest(const KernelTemplate& kernel_template,
+                                               const Shape& shape, const KernelConfig& config,
+                                               const Target& target, const ArchInfo& arch);
+
+// The code-object cache key of `request` compiled by `compiler_id`
+// ("nvrtc 13.0"): code stored by the tuner is found by get_kernel.
+absl::StatusOr<std::string> CodeObjectKey(const CompileRequest& request,
+                                          absl::string_view compiler_id);
+
 // Compiles `config` of `kernel_template` for `target` (no GPU needed).
 // `arch` supplies the facts used by the template's constraints.
 absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
