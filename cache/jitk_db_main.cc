@@ -254,23 +254,9 @@ int Show(const Flags& flags, const std::string& arg, const std::string& kernel, 
   if (walk.ok() && !code_only) {
     walk = ForEachTuning(**db, [&](const TuningRecord& r, const absl::Status& check) {
       if (!kernel.empty() && r.kernel != kernel) return absl::OkStatus();
-      Json runner_ups = Json::array();
-      for (const RunnerUp& u : r.runner_ups) {
-        runner_ups.push_back({{"config", u.config}, {"median_ms", u.median_ms}});
-      }
-      tuning.push_back(Json{{"kernel", r.kernel},
-                            {"shape_key", r.shape_key},
-                            {"device_name", r.device_name},
-                            {"compute_units", r.compute_units},
-                            {"compiler", r.compiler},
-                            {"config", r.config},
-                            {"median_ms", r.median_ms},
-                            {"spread_ms", r.spread_ms},
-                            {"runner_ups", runner_ups},
-                            {"validated", r.validated},
-                            {"jitk_version", r.jitk_version},
-                            {"tuned_unix", r.tuned_unix},
-                            {"intact", check.ok()}});
+      Json row = TuningJson(r);
+      row["intact"] = check.ok();
+      tuning.push_back(std::move(row));
       tuning_lines.push_back(absl::StrFormat(
           "  %-12s %-24s %s (%d CUs)  %s  %s  %.4f ms ±%.4f  %s  %zu runner-ups  %s%s", r.kernel,
           r.shape_key, r.device_name, r.compute_units, r.compiler, r.config, r.median_ms,

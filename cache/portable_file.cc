@@ -87,25 +87,6 @@ Json CodeObjectJson(const CodeObjectRecord& r) {
               {"code_base64", absl::Base64Escape(r.code)}};
 }
 
-Json TuningJson(const TuningRecord& r) {
-  Json runner_ups = Json::array();
-  for (const RunnerUp& u : r.runner_ups) {
-    runner_ups.push_back({{"config", u.config}, {"median_ms", u.median_ms}});
-  }
-  return Json{{"kernel", r.kernel},
-              {"shape_key", r.shape_key},
-              {"device_name", r.device_name},
-              {"compute_units", r.compute_units},
-              {"compiler", r.compiler},
-              {"config", r.config},
-              {"median_ms", r.median_ms},
-              {"spread_ms", r.spread_ms},
-              {"runner_ups", runner_ups},
-              {"validated", r.validated},
-              {"jitk_version", r.jitk_version},
-              {"tuned_unix", r.tuned_unix},
-              {"checksum", Hex64(TuningChecksum(r))}};
-}
 
 // Typed field access that never throws: a missing or mistyped field reads as
 // the default, and the row's checksum then rejects it.
@@ -234,6 +215,26 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> OpenJson(const std::string& path, absl
 }
 
 }  // namespace
+
+Json TuningJson(const TuningRecord& r) {
+  Json runner_ups = Json::array();
+  for (const RunnerUp& u : r.runner_ups) {
+    runner_ups.push_back({{"config", u.config}, {"median_ms", u.median_ms}});
+  }
+  return Json{{"kernel", r.kernel},
+              {"shape_key", r.shape_key},
+              {"device_name", r.device_name},
+              {"compute_units", r.compute_units},
+              {"compiler", r.compiler},
+              {"config", r.config},
+              {"median_ms", r.median_ms},
+              {"spread_ms", r.spread_ms},
+              {"runner_ups", runner_ups},
+              {"validated", r.validated},
+              {"jitk_version", r.jitk_version},
+              {"tuned_unix", r.tuned_unix},
+              {"checksum", Hex64(TuningChecksum(r))}};
+}
 
 PortableFormat FormatForPath(absl::string_view path) {
   return absl::EndsWithIgnoreCase(path, ".json") ? PortableFormat::kJson : PortableFormat::kSqlite;

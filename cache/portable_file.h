@@ -17,14 +17,20 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cache/merge.h"
+#include "cache/tuning_store.h"
 #include "cache/sqlite_db.h"
 
 namespace jitk::cache {
 
 enum class PortableFormat { kSqlite, kJson };
+
+// A tuning row as the JSON format writes it (also what `jitk-db show --json` prints).
+nlohmann::json TuningJson(const TuningRecord& r);
 
 // kJson for a name ending in ".json", else kSqlite.
 PortableFormat FormatForPath(absl::string_view path);
