@@ -55,9 +55,22 @@ JITK_DEVICE void set_engine_shared(FmaEngine<BM, BN, W, S, D, T, MASK>& e, char*
   e.set_shared(smem);
 }
 
+template <typename T>
+JITK_DEVICE T* output_rows(const SparseAttnParams& p, int b, int h) {
+  return static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
+}
+JITK_DEVICE float* lse_rows(const SparseAttnParams& p, int b, int h) {
+  return p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
+}
+
+struct TileSlot {
+  int start;
+  int partial;
+};
+
 // One query tile: the pipeline over its key tiles around an engine E.
 template <typename E>
-JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
+JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot* slots) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
   constexpr int BN = E::kBlockN;
@@ -89,10 +102,9 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
   sched.n_blocks = sched.n_full + n_partial;
   sched.n_tiles = sched.n_blocks * sched.tiles_per_block;
 
-  T* out = static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
-  float* lse = p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
   if (sched.n_tiles == 0) {
-    write_empty_rows<BM, D, kThreads, T>(out, p.o_stride_l, lse, q0, p.len_q);
+    write_empty_rows<BM, D, kThreads, T>(output_rows<T>(p, b, h), p.o_stride_l,
+                                         lse_rows(p, b, h), q0, p.len_q);
     return;
   }
 
@@ -114,14 +126,13 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
       int kv0 = sched.tile_start(t, &partial);
       global_to_shared<BN, D, kThreads, T>(skv + t * 2 * kKV, kg, p.k_stride_l, kv0, p.len_k);
       global_to_shared<BN, D, kThreads, T>(skv + t * 2 * kKV + kKV, vg, p.v_stride_l, kv0, p.len_k);
+      if (threadIdx.x == 0) slots[t] = TileSlot{kv0, partial};
     }
     cp_async_commit();
   }
 
   KvCursor fill;  // the tile loaded next, S - 1 ahead of the one computed
   fill.seek(sched, S - 1);
-  KvCursor cur;
-  cur.seek(sched, 0);
   for (int t = 0; t < sched.n_tiles; ++t) {
     // Refill the stage consumed in the previous iteration.
     const int next = t + S - 1;
@@ -129,6 +140,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
       T* dst = skv + (next % S) * 2 * kKV;
       global_to_shared<BN, D, kThreads, T>(dst, kg, p.k_stride_l, fill.start, p.len_k);
       global_to_shared<BN, D, kThreads, T>(dst + kKV, vg, p.v_stride_l, fill.start, p.len_k);
+      if (threadIdx.x == 0) slots[next % S] = TileSlot{fill.start, fill.partial};
       fill.advance(sched);
     }
     cp_async_commit();
@@ -136,11 +148,13 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem) {
     block_sync();
     if (t == 0) engine.load_q(sq);
     const T* stage = skv + (t % S) * 2 * kKV;
-    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial, p);
-    cur.advance(sched);
+    const TileSlot cur = slots[t % S];
+    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial != 0, p);
     block_sync();
   }
-  engine.finish(out, p.o_stride_l, lse, q0, p.len_q);
+  // The output pointers are formed only now: kept across the loop they
+  // would take registers from the tiles.
+  engine.finish(output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h), q0, p.len_q);
 }
 
 }  // namespace attn
@@ -158,7 +172,8 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
   static_assert(kSmem > 0, "shared memory layout");
   extern __shared__ __align__(16) char smem[];
 #endif
-  attn::attention_tile<Engine>(p, smem);
+  attn::attention_tile<Engine>(
+      p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
 }
 
 }  // namespace jitk

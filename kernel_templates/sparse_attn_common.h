@@ -104,11 +104,11 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
     const bool inside = start >= 0 && start + ROWS <= len;
     const i64 step = i64(kStep) * stride;
     const T* g = src + (i64(start) + r0) * stride + col;
-    T* d = dst + r0 * kRow + col;
+    const SmemPtr d = smem_ptr(dst + r0 * kRow + col);
 #pragma unroll
     for (int i = 0; i < kTotal / THREADS; ++i) {
       const bool valid = inside || unsigned(start + r0 + i * kStep) < unsigned(len);
-      copy16_async(d + i * kStep * kRow, valid ? g : src, valid);
+      copy16_async(d + i * kStep * kRow * int(sizeof(T)), valid ? g : src, valid);
       g += step;
     }
     return;
@@ -122,7 +122,7 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
       int row = start + r;
       bool valid = unsigned(row) < unsigned(len);
       const T* g = src + (valid ? i64(row) * stride + col : i64(0));
-      copy16_async(dst + r * kRow + col, g, valid);
+      copy16_async(smem_ptr(dst + r * kRow + col), g, valid);
     }
   }
 }

@@ -48,18 +48,30 @@ struct MmaEngine {
   static constexpr int kRow = PaddedRow(HEAD_DIM, 2);
   static constexpr int kWarpRows = BLOCK_M / WAVES;
   static constexpr int kMT = kWarpRows / 16;   // m-tiles per warp
-  static constexpr int kNT = BLOCK_N / 8;      // n-tiles of S
+  // Keys per pass through S = Q K^T, softmax, O += P V. With two or more
+  // m-tiles a stage of BLOCK_N keys is computed 32 keys at a time: S stays
+  // small enough for O and S to share the register file without spills, while
+  // the barriers and the refill are paid once per BLOCK_N keys.
+  static constexpr int kSubN = kMT >= 2 && BLOCK_N > 32 ? 32 : BLOCK_N;
+  static constexpr int kNT = kSubN / 8;        // n-tiles of S
   static constexpr int kDT = HEAD_DIM / 8;     // n-tiles of O
   static constexpr int kKS = HEAD_DIM / 16;    // k-steps of Q K^T
-  static constexpr int kPS = BLOCK_N / 16;     // k-steps of P V
+  static constexpr int kPS = kSubN / 16;       // k-steps of P V
   static_assert(kWaveSize == 32 || sizeof(T) == 0, "the mma engine needs 32-lane warps");
   static_assert(sizeof(T) == 2, "the mma engine takes f16 or bf16 storage");
   static_assert(BLOCK_M % (16 * WAVES) == 0, "BLOCK_M must be a multiple of 16 * WAVES");
-  static_assert(BLOCK_N % 16 == 0, "BLOCK_N must be a multiple of 16");
+  static_assert(BLOCK_N % 16 == 0 && BLOCK_N % kSubN == 0, "BLOCK_N must be a multiple of 16 (32 with two or more m-tiles)");
   static_assert(HEAD_DIM % 16 == 0, "HEAD_DIM must be a multiple of 16");
 
   static constexpr bool kQInRegs = kMT == 1;
   static constexpr int kQRegTiles = kQInRegs ? kMT : 1;
+
+  // The running maximum only moves when a tile's maximum exceeds it by more
+  // than this (log2 units): P and l then grow by at most 2^8 between
+  // rescales, far inside fp32 and f16 / bf16 range, and O is rescaled on a
+  // few tiles of a row instead of every one.
+  static constexpr float kRescaleSlack = 8.f;
+  static constexpr int kRowBytes = kRow * 2;
 
   u32 qf[kQRegTiles][kKS][4];
   float o[kMT][kDT][4];
@@ -67,10 +79,17 @@ struct MmaEngine {
   float l[kMT][2];
   int warp;
   int lane;
+  // Byte offsets of this lane's ldmatrix rows within the Q, K and V tiles.
+  int q_off;
+  int k_off;
+  int v_off;
 
   JITK_DEVICE void begin(const T*, i64, int, int) {
     warp = int(threadIdx.x) / 32;
     lane = int(threadIdx.x) % 32;
+    q_off = (warp * kWarpRows + (lane & 7) + ((lane >> 3) & 1) * 8) * kRowBytes + (lane >> 4) * 16;
+    k_off = ((lane & 7) + (lane >> 4) * 8) * kRowBytes + ((lane >> 3) & 1) * 16;
+    v_off = ((lane & 7) + ((lane >> 3) & 1) * 8) * kRowBytes + (lane >> 4) * 16;
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -86,23 +105,30 @@ struct MmaEngine {
     }
   }
 
-  // Shared-memory address of this lane's ldmatrix row of Q for m-tile mt.
-  JITK_DEVICE const T* q_row(const T* sq, int mt) const {
-    return sq + (warp * kWarpRows + mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kRow +
-           (lane >> 4) * 8;
-  }
-
   JITK_DEVICE void load_q(const T* sq) {
     if (!kQInRegs) return;  // read per k-step in tile()
+    const SmemPtr q = smem_ptr(sq) + q_off;
 #pragma unroll
     for (int mt = 0; mt < kQRegTiles; ++mt) {
-      const T* row = q_row(sq, mt);
 #pragma unroll
-      for (int ks = 0; ks < kKS; ++ks) ldmatrix_x4(qf[mt][ks], row + ks * 16);
+      for (int ks = 0; ks < kKS; ++ks) ldmatrix_x4(qf[mt][ks], q + mt * 16 * kRowBytes + ks * 32);
     }
   }
 
   JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int q0, int kv0, bool partial,
+                        const SparseAttnParams& p) {
+    const SmemPtr qrow = smem_ptr(sq) + q_off;
+    const SmemPtr krow = smem_ptr(sk) + k_off;
+    const SmemPtr vrow = smem_ptr(sv) + v_off;
+#pragma unroll 1  // unrolled, the scheduler overlaps passes and spills
+    for (int sub = 0; sub < BLOCK_N / kSubN; ++sub) {
+      const int skip = sub * kSubN * kRowBytes;
+      keys(qrow, krow + skip, vrow + skip, q0, kv0 + sub * kSubN, partial, p);
+    }
+  }
+
+  // kSubN keys from kv0: their K rows at krow, V rows at vrow (this lane's).
+  JITK_DEVICE void keys(SmemPtr qrow, SmemPtr krow, SmemPtr vrow, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     float s[kMT][kNT][4];
 #pragma unroll
@@ -115,18 +141,17 @@ struct MmaEngine {
     }
 
     // S = Q K^T: one ldmatrix.x4 gives the B fragments of two n-tiles.
-    const T* krow = sk + ((lane & 7) + (lane >> 4) * 8) * kRow + ((lane >> 3) & 1) * 8;
 #pragma unroll
     for (int ks = 0; ks < kKS; ++ks) {
       u32 qs[kMT][4];
       if (!kQInRegs) {
 #pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) ldmatrix_x4(qs[mt], q_row(sq, mt) + ks * 16);
+        for (int mt = 0; mt < kMT; ++mt) ldmatrix_x4(qs[mt], qrow + mt * 16 * kRowBytes + ks * 32);
       }
 #pragma unroll
       for (int np = 0; np < kNT / 2; ++np) {
         u32 kb[4];
-        ldmatrix_x4(kb, krow + np * 16 * kRow + ks * 16);
+        ldmatrix_x4(kb, krow + np * 16 * kRowBytes + ks * 32);
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
           const u32(&qa)[4] = kQInRegs ? qf[kQInRegs ? mt : 0][ks] : qs[mt];
@@ -137,7 +162,7 @@ struct MmaEngine {
     }
 
     // Mask: partial blocks get the element mask, the last block the bounds.
-    const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
+    const bool bounds = kv0 < 0 || kv0 + kSubN > p.len_k;
     const bool apply_mod = MASK != kMaskNone && partial;
     if (bounds || apply_mod) {
 #pragma unroll
@@ -162,6 +187,7 @@ struct MmaEngine {
     u32 pk[kMT][kNT][2];
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
+      float alpha[2];
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
         float mx = neg_inf();
@@ -171,10 +197,13 @@ struct MmaEngine {
         }
         mx = fmaxf(mx, shuffle_xor(mx, 1));
         mx = fmaxf(mx, shuffle_xor(mx, 2));
-        float m_new = fmaxf(m[mt][hr], mx * p.scale_log2);
-        float m_use = m_new == neg_inf() ? 0.f : m_new;  // a row with no key yet
-        float alpha = exp2_fast(m[mt][hr] - m_use);
-        m[mt][hr] = m_new;
+        const float m_tile = mx * p.scale_log2;
+        alpha[hr] = 1.f;
+        if (m_tile > m[mt][hr] + kRescaleSlack) {  // never for -inf (a row with no key yet)
+          alpha[hr] = exp2_fast(m[mt][hr] - m_tile);
+          m[mt][hr] = m_tile;
+        }
+        const float m_use = m[mt][hr] == neg_inf() ? 0.f : m[mt][hr];
         float sum = 0.f;
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt) {
@@ -183,17 +212,18 @@ struct MmaEngine {
           sum += e0 + e1;
           pk[mt][nt][hr] = pack2<T>(e0, e1);
         }
-        l[mt][hr] = l[mt][hr] * alpha + sum;
+        l[mt][hr] = l[mt][hr] * alpha[hr] + sum;
+      }
+      if (alpha[0] != 1.f || alpha[1] != 1.f) {
 #pragma unroll
         for (int dt = 0; dt < kDT; ++dt) {
-          o[mt][dt][2 * hr] *= alpha;
-          o[mt][dt][2 * hr + 1] *= alpha;
+#pragma unroll
+          for (int i = 0; i < 4; ++i) o[mt][dt][i] *= alpha[i >> 1];
         }
       }
     }
 
     // O += P V: C fragments of n-tiles 2ps, 2ps+1 are P's A fragment.
-    const T* vrow = sv + ((lane & 7) + ((lane >> 3) & 1) * 8) * kRow + (lane >> 4) * 8;
 #pragma unroll
     for (int ps = 0; ps < kPS; ++ps) {
       u32 pa[kMT][4];
@@ -207,7 +237,7 @@ struct MmaEngine {
 #pragma unroll
       for (int dp = 0; dp < kDT / 2; ++dp) {
         u32 vb[4];
-        ldmatrix_x4_trans(vb, vrow + ps * 16 * kRow + dp * 16);
+        ldmatrix_x4_trans(vb, vrow + ps * 16 * kRowBytes + dp * 32);
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
           mma_16816<T>(o[mt][2 * dp], pa[mt], vb[0], vb[1]);

@@ -1,5 +1,8 @@
 // sparse_attn_ops.h — the few hardware primitives the sparse_attn engines use.
 //
+//   SmemPtr / smem_ptr  a shared-memory address: 32 bits on NVIDIA, so address
+//                  math stays 32-bit and constant offsets fold into the
+//                  ldmatrix / cp.async immediates; a plain pointer elsewhere
 //   copy16_async   16 bytes global -> shared, zero-filled when !valid
 //                  (NVIDIA: cp.async.cg; AMD: a plain 16-byte load + store)
 //   cp_async_commit / cp_async_wait<N>   cp.async groups (no-ops on AMD)
@@ -53,14 +56,15 @@ struct alignas(16) Chunk16 {
 
 #if JITK_CUDA
 
-JITK_DEVICE u32 smem_addr(const void* p) {
+typedef u32 SmemPtr;
+JITK_DEVICE SmemPtr smem_ptr(const void* p) {
   u32 r;
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
   return r;
 }
 
-JITK_DEVICE void copy16_async(void* dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+JITK_DEVICE void copy16_async(SmemPtr dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                "r"(valid ? 16 : 0)
                : "memory");
 }
@@ -70,15 +74,15 @@ JITK_DEVICE void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-JITK_DEVICE void ldmatrix_x4(u32 (&r)[4], const void* p) {
+JITK_DEVICE void ldmatrix_x4(u32 (&r)[4], SmemPtr p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
+               : "r"(p));
 }
-JITK_DEVICE void ldmatrix_x4_trans(u32 (&r)[4], const void* p) {
+JITK_DEVICE void ldmatrix_x4_trans(u32 (&r)[4], SmemPtr p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
+               : "r"(p));
 }
 
 template <typename T>
@@ -120,11 +124,14 @@ JITK_DEVICE u32 pack2<bf16>(float lo, float hi) {
 // gfx9 has no asynchronous global->LDS copy that hiprtc exposes: copy now.
 // (A native vector keeps the value in registers; a struct temporary went
 // through scratch memory.)
+typedef char* SmemPtr;
+JITK_DEVICE SmemPtr smem_ptr(const void* p) { return static_cast<char*>(const_cast<void*>(p)); }
+
 typedef u32 u32x4_ __attribute__((ext_vector_type(4)));
-JITK_DEVICE void copy16_async(void* dst, const void* src, bool valid) {
+JITK_DEVICE void copy16_async(SmemPtr dst, const void* src, bool valid) {
   u32x4_ c = {0u, 0u, 0u, 0u};
   if (valid) c = *static_cast<const u32x4_*>(src);
-  *static_cast<u32x4_*>(dst) = c;
+  *reinterpret_cast<u32x4_*>(dst) = c;
 }
 JITK_DEVICE void cp_async_commit() {}
 template <int N>

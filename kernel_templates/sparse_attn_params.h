@@ -47,16 +47,22 @@ JITK_ATTN_HOST_DEVICE constexpr int FmaThreadsPerRow(int head_dim) {
   return tpr;
 }
 
+// Per K/V stage, the first key and the partial flag of the tile it holds
+// (TileSlot, at the end of shared memory): the loop reads them back instead
+// of keeping a second tile cursor in registers.
+constexpr int kTileSlotBytes = 8;
+
 // Shared memory one block of the kernel needs, in bytes. The device code
 // static_asserts that its layout matches.
 JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block_n, int stages, int head_dim,
                         int elem_bytes) {
   int row = PaddedRow(head_dim, elem_bytes) * elem_bytes;
   int kv = 2 * stages * block_n * row;
-  if (engine == kEngineMfma) return kv;  // Q goes straight to registers
+  int slots = stages * kTileSlotBytes;
+  if (engine == kEngineMfma) return kv + slots;  // Q goes straight to registers
   int q = block_m * row;
-  if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4;  // + fp32 P tile
-  return q + kv;
+  if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4 + slots;  // + fp32 P tile
+  return q + kv + slots;
 }
 
 }  // namespace attn

@@ -213,6 +213,10 @@ class SparseAttnTemplate final : public KernelTemplate {
         if (bm % (16 * waves) != 0 || bn % 16 != 0) {
           return fail("the mma engine needs BLOCK_M a multiple of 16 * WAVES and BLOCK_N of 16");
         }
+        if (bm / (16 * waves) >= 2 && bn > 32 && bn % 32 != 0) {
+          return fail("with two or more m-tiles per warp the mma engine computes 32 keys at a ",
+                      "time: BLOCK_N must be a multiple of 32");
+        }
         break;
       case attn::kEngineMfma:
         if (bm != 32 * waves || bn % 32 != 0) {
@@ -443,11 +447,11 @@ int SparseAttnRegisterEstimate(const KernelConfig& config, const Shape& shape,
     case attn::kEngineMma: {
       const int64_t mt = std::max<int64_t>(1, bm / (16 * waves));
       // One m-tile keeps Q's fragments in registers (d / 4); more re-read
-      // them from shared memory per k-step (4 per m-tile). ptxas reports
-      // 254-255 registers, no spills, for 128x32 with 4 warps at d=128, and
-      // 40-112 spilled bytes for 128x64 with 4 warps (estimate 256).
+      // them from shared memory per k-step (4 per m-tile) and hold S for 32
+      // keys at a time. ptxas at d=128, 4 warps: 240 registers for 128x32,
+      // 243 for 128x64, 254 for 128x128, no spills (estimate 224).
       if (mt == 1) return int(d / 4 + d / 2 + bn / 2 + 90);
-      return int(mt * (d / 2 + bn / 2 + 4) + 56);
+      return int(mt * (d / 2 + std::min<int64_t>(bn, 32) / 2 + 4) + 56);
     }
     case attn::kEngineMfma:
       return int(d / 4 + bn / 2 + d / 2 + 48);

@@ -16,7 +16,10 @@
 namespace jitk {
 namespace attn {
 
-inline void copy16_async(void* dst, const void* src, bool valid) {
+typedef char* SmemPtr;
+inline SmemPtr smem_ptr(const void* p) { return static_cast<char*>(const_cast<void*>(p)); }
+
+inline void copy16_async(SmemPtr dst, const void* src, bool valid) {
   if (valid) {
     std::memcpy(dst, src, 16);
   } else {

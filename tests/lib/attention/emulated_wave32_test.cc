@@ -61,6 +61,26 @@ TEST(EmulatedWave32Test, MmaF16DenseTwoMTilesPerWarp) {
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 32, 2, 1, 64, jitk_emu32::f16, 0, 1>, run, *mask);
 }
 
+// Two m-tiles per warp and 64-key stages computed in two 32-key passes; a
+// large scale makes row maxima jump by more and by less than the rescale
+// slack from tile to tile, so both sides of the deferred rescale run.
+TEST(EmulatedWave32Test, MmaF16CausalTwoPassStagesLargeScores) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 64, 2, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<64, 64, 2, 2, 64, jitk::f16, 1, 1>"};
+  run.scale = 4.0f;
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 64, 2, 2, 64, jitk_emu32::f16, 1, 1>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, MmaBf16DenseTwoPassStages) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(130, 200, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 130, 200, 32), Config(64, 64, 2, 3), "sm_90",
+                  "jitk::sparse_attn_fwd<64, 64, 2, 3, 32, jitk::bf16, 0, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 64, 2, 3, 32, jitk_emu32::bf16, 0, 1>, run, *mask);
+}
+
 TEST(EmulatedWave32Test, MmaF16StridedPerHead) {
   BlockMask::StridedOptions opts;
   opts.block_size = 16;

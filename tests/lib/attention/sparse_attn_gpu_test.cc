@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -409,7 +410,26 @@ struct TimingCase {
   int window = 0, global_tokens = 0;
   std::vector<KernelConfig> configs;  // empty: the default only
   int reps = 10;
+  double random_density = 0;  // > 0: random full key blocks, this share of each row
 };
+
+// Each query block sees round(density * blocks) distinct key blocks, chosen
+// at random and visited in ascending order, all full (no element mask).
+absl::StatusOr<BlockMask> RandomBlocks(int len, double density, uint64_t seed) {
+  const int block = 128, n = (len + block - 1) / block;
+  const int per_row = std::max(1, int(std::lround(density * n)));
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> counts(n, per_row), indices;
+  std::vector<int32_t> row(n);
+  for (int qb = 0; qb < n; ++qb) {
+    std::iota(row.begin(), row.end(), 0);
+    std::shuffle(row.begin(), row.end(), rng);
+    std::sort(row.begin(), row.begin() + per_row);
+    for (int i = 0; i < n; ++i) indices.push_back(i < per_row ? row[i] : 0);
+  }
+  return BlockMask::FromIndices(1, 1, len, len, block, std::vector<int32_t>(n, 0),
+                                std::vector<int32_t>(size_t(n) * n, 0), counts, indices);
+}
 
 TEST(SparseAttnGpuTest, DISABLED_Timing) {
   JITK_GPU_OR_SKIP(device);
@@ -417,11 +437,11 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   auto cfg = [](int64_t bm, int64_t bn, int64_t w, int64_t s) {
     return KernelConfig{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", w}, {"STAGES", s}};
   };
-  const std::vector<KernelConfig> sweep = {cfg(128, 128, 8, 2), cfg(128, 32, 4, 2),
-                                           cfg(128, 32, 4, 3),  cfg(128, 64, 8, 2),
-                                           cfg(64, 32, 2, 2),   cfg(64, 64, 4, 2)};
-  const std::vector<KernelConfig> small = {cfg(128, 128, 8, 2), cfg(128, 32, 4, 2),
-                                           cfg(128, 32, 4, 3)};
+  const std::vector<KernelConfig> sweep = {
+      cfg(128, 32, 4, 2), cfg(128, 64, 4, 2), cfg(128, 64, 4, 3), cfg(128, 128, 4, 2),
+      cfg(128, 128, 8, 2), cfg(128, 64, 8, 2), cfg(64, 64, 4, 2), cfg(64, 32, 2, 2)};
+  const std::vector<KernelConfig> small = {cfg(128, 32, 4, 2), cfg(128, 64, 4, 2),
+                                           cfg(128, 128, 4, 2)};
   std::vector<TimingCase> cases = {
       {"causal f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, sweep},
       {"causal bf16 L=4096", DType::kBF16, 4, 32, 4096, 128, AttentionLayout::kCausal},
@@ -441,6 +461,12 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
        5},
       {"causal f32 L=4096", DType::kF32, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
   };
+  for (double density : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+    TimingCase tc{absl::StrFormat("random blocks %.0f%% f16 L=4096", density * 100),
+                  DType::kF16, 4, 32, 4096, 128, AttentionLayout::kDense};
+    tc.random_density = density;
+    cases.push_back(tc);
+  }
   const char* quick = std::getenv("JITK_ATTN_TIMING_QUICK");
   if (quick != nullptr && std::string(quick) == "1") {  // the headline shape, default config
     cases.resize(1);
@@ -455,7 +481,8 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   std::vector<std::string> table;
   for (const TimingCase& tc : cases) {
     absl::StatusOr<BlockMask> mask =
-        tc.layout == AttentionLayout::kCausal ? BlockMask::Causal(tc.len, tc.len)
+        tc.random_density > 0                 ? RandomBlocks(tc.len, tc.random_density, 7)
+        : tc.layout == AttentionLayout::kCausal ? BlockMask::Causal(tc.len, tc.len)
         : tc.layout == AttentionLayout::kDense
             ? BlockMask::Dense(tc.len, tc.len)
             : BlockMask::SlidingWindow(tc.len, tc.len, tc.window, tc.global_tokens, true);
@@ -477,9 +504,10 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
     d.mask.AddLaunchArgs(args);
     // FLOPs over the computed blocks (for causal ~ the 4 B H L^2 D / 2 rule).
     const double dense_flops = 4.0 * tc.batch * tc.heads * double(tc.len) * tc.len * tc.head_dim;
-    const double flops = tc.layout == AttentionLayout::kCausal  ? dense_flops / 2
-                         : tc.layout == AttentionLayout::kDense ? dense_flops
-                                                                : dense_flops * mask->Density();
+    const double flops = tc.random_density > 0                 ? dense_flops * mask->Density()
+                         : tc.layout == AttentionLayout::kCausal ? dense_flops / 2
+                         : tc.layout == AttentionLayout::kDense  ? dense_flops
+                                                                 : dense_flops * mask->Density();
     std::vector<std::optional<KernelConfig>> configs = {std::nullopt};
     for (const KernelConfig& c : tc.configs) configs.push_back(c);
     for (const std::optional<KernelConfig>& config : configs) {

@@ -147,7 +147,10 @@ TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
               StatusIs(code, "multiple of 16 * WAVES"));
   EXPECT_THAT(T().ValidateConfig(cfg(128, 128, 8, 4), s, sm90),
               StatusIs(code, "bytes of shared memory"));
-  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, sm90), StatusIs(code, "would spill"));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, sm90), IsOk());
+  EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 1, 2), s, sm90), StatusIs(code, "would spill"));
+  EXPECT_THAT(T().ValidateConfig(cfg(96, 48, 3, 2), Shape(s).Set("block", 96), sm90),
+              StatusIs(code, "multiple of 32"));
   EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 4, 1), s, gfx90a), StatusIs(code, "32 * WAVES"));
   EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, gfx90a),
               StatusIs(code, "STAGES must be 1"));
