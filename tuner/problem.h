@@ -96,6 +96,7 @@ absl::Status RegisterProblem(std::unique_ptr<Problem> problem);
 
 // The built-in problems (problems/*.cc).
 std::unique_ptr<Problem> NewScaledAddProblem();
+std::unique_ptr<Problem> NewSparseAttnProblem();
 
 }  // namespace jitk::tuner
 

@@ -15,6 +15,7 @@ class ProblemRegistry {
   ProblemRegistry() {
     // One line per built-in problem; explicit so a static link keeps them.
     problems_.push_back(NewScaledAddProblem());
+    problems_.push_back(NewSparseAttnProblem());
   }
 
   absl::StatusOr<const Problem*> Find(absl::string_view kernel) ABSL_LOCKS_EXCLUDED(mu_) {
