@@ -13,13 +13,15 @@ namespace attn {
 JITK_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
 constexpr float kLn2 = 0.69314718055994530942f;
 
-// The element mask of partial blocks (see MaskKind).
+// The element mask of partial blocks (see MaskKind). Bitwise & and |, not
+// && and ||: evaluated for every element of a tile, a branch-free select is
+// cheaper than the short-circuit branches.
 template <int MASK>
 JITK_DEVICE bool mask_allows(int q, int k, int window, int global_tokens) {
   if (MASK == kMaskCausal) return k <= q;
-  if (MASK == kMaskSlidingCausal) return k <= q && (q - k < window || k < global_tokens);
+  if (MASK == kMaskSlidingCausal) return (k <= q) & ((q - k < window) | (k < global_tokens));
   if (MASK == kMaskSliding) {
-    return q < global_tokens || k < global_tokens || (q - k < window && k - q < window);
+    return (q < global_tokens) | (k < global_tokens) | ((q - k < window) & (k - q < window));
   }
   return true;
 }

@@ -130,6 +130,21 @@ struct MmaEngine {
   // kSubN keys from kv0: their K rows at krow, V rows at vrow (this lane's).
   JITK_DEVICE void keys(SmemPtr qrow, SmemPtr krow, SmemPtr vrow, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
+    if ((MASK == kMaskCausal || MASK == kMaskSlidingCausal) && partial) {
+      // In a partial block this warp's rows may see none of these keys (skip
+      // the pass) or all of them (no element mask): corner tests,
+      // warp-uniform.
+      const int r_lo = q0 + warp * kWarpRows, r_hi = r_lo + kWarpRows - 1;
+      const int k_lo = kv0, k_hi = kv0 + kSubN - 1;
+      bool none = k_lo > r_hi;
+      bool all = k_hi <= r_lo;
+      if (MASK == kMaskSlidingCausal) {
+        none = none | ((r_lo - k_hi >= p.window) & (k_lo >= p.global_tokens));
+        all = all & ((r_hi - k_lo < p.window) | (k_hi < p.global_tokens));
+      }
+      if (none) return;
+      if (all) partial = false;
+    }
     float s[kMT][kNT][4];
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
@@ -161,21 +176,24 @@ struct MmaEngine {
       }
     }
 
-    // Mask: partial blocks get the element mask, the last block the bounds.
+    // Mask: partial blocks get the element mask, the last block the bounds,
+    // as selects (no branch per element).
     const bool bounds = kv0 < 0 || kv0 + kSubN > p.len_k;
     const bool apply_mod = MASK != kMaskNone && partial;
     if (bounds || apply_mod) {
+      const int row0 = q0 + warp * kWarpRows + (lane >> 2);
+      const int col0 = kv0 + (lane & 3) * 2;
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt) {
 #pragma unroll
           for (int i = 0; i < 4; ++i) {
-            int row = q0 + warp * kWarpRows + mt * 16 + (lane >> 2) + (i >> 1) * 8;
-            int col = kv0 + nt * 8 + (lane & 3) * 2 + (i & 1);
-            bool ok = unsigned(col) < unsigned(p.len_k) &&
-                      (!apply_mod || mask_allows<MASK>(row, col, p.window, p.global_tokens));
-            if (!ok) s[mt][nt][i] = neg_inf();
+            const int row = row0 + mt * 16 + (i >> 1) * 8;
+            const int col = col0 + nt * 8 + (i & 1);
+            const bool ok = (unsigned(col) < unsigned(p.len_k)) &
+                            (!apply_mod | mask_allows<MASK>(row, col, p.window, p.global_tokens));
+            s[mt][nt][i] = ok ? s[mt][nt][i] : neg_inf();
           }
         }
       }
