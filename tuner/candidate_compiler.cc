@@ -163,7 +163,9 @@ Prepared CandidateCompiler::Prepare(const KernelConfig& config) const {
     threads = ThreadsFromConfig(config, arch_);
   }
   result.threads_per_block = threads;
-  result.occupancy = EstimateOccupancy(result.resources, threads, arch_).fraction();
+  ResourceUsage per_block = result.resources;  // NVIDIA reports dynamic shared memory apart
+  per_block.lds_bytes += dynamic_lds;
+  result.occupancy = EstimateOccupancy(per_block, threads, arch_).fraction();
 
   if (absl::Status fits = CheckResources(result.resources, threads, dynamic_lds, arch_, prune_);
       !fits.ok()) {

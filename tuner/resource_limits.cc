@@ -11,17 +11,19 @@ namespace {
 
 // Per-CU scheduling limits the arch table does not carry, by vendor (the
 // values of the current generations: CDNA 8 waves per SIMD x 4 SIMDs,
-// Hopper/Ampere 64 warps and 32 blocks per SM).
+// Hopper/Ampere 64 warps and 32 blocks per SM, and 1 KiB of shared memory
+// the SM reserves per resident block).
 struct CuLimits {
   int max_threads;
   int max_blocks;
   int register_granule;  // registers are allocated in multiples of this, per thread
+  int lds_reserved_per_block;
 };
 
 CuLimits LimitsFor(const ArchInfo& arch) {
-  if (arch.vendor == Vendor::kNvidia) return {2048, 32, 8};
-  if (arch.wave_size == 32) return {1024, 32, 8};  // RDNA (wave32 per CU)
-  return {2048, 32, 8};                            // CDNA / GCN
+  if (arch.vendor == Vendor::kNvidia) return {2048, 32, 8, 1024};
+  if (arch.wave_size == 32) return {1024, 32, 8, 0};  // RDNA (wave32 per CU)
+  return {2048, 32, 8, 0};                            // CDNA / GCN
 }
 
 int RoundUp(int value, int granule) { return (value + granule - 1) / granule * granule; }
@@ -55,7 +57,7 @@ Occupancy EstimateOccupancy(const ResourceUsage& usage, int threads_per_block,
     if (by_registers < blocks) blocks = by_registers, occ.limiter = "registers";
   }
   if (usage.lds_bytes > 0 && arch.lds_bytes_per_cu > 0) {
-    const int by_lds = arch.lds_bytes_per_cu / usage.lds_bytes;
+    const int by_lds = arch.lds_bytes_per_cu / (usage.lds_bytes + limits.lds_reserved_per_block);
     if (by_lds < blocks) blocks = by_lds, occ.limiter = "lds";
   }
   occ.blocks_per_cu = std::max(0, blocks);

@@ -68,8 +68,10 @@ TEST(ResourceLimitsTest, LdsLimitsResidentBlocks) {
   ResourceUsage lds = Regs(32);
   lds.lds_bytes = 40 * 1024;
   Occupancy occ = EstimateOccupancy(lds, 256, *LookupArch("sm_90"));
-  EXPECT_EQ(occ.blocks_per_cu, 5);  // 228 KiB / 40 KiB
+  EXPECT_EQ(occ.blocks_per_cu, 5);  // 228 KiB / (40 + 1 reserved) KiB
   EXPECT_STREQ(occ.limiter, "lds");
+  lds.lds_bytes = 76 * 1024;  // 3 x 76 KiB fill 228 KiB exactly; with the reserve, 2 fit
+  EXPECT_EQ(EstimateOccupancy(lds, 256, *LookupArch("sm_90")).blocks_per_cu, 2);
 }
 
 }  // namespace
