@@ -65,19 +65,27 @@ int RegisterBudget(const ArchInfo& arch) {
                                      : arch.max_registers_per_thread;
 }
 
-std::vector<Tiles> DefaultCandidates(int engine, const ArchInfo& arch) {
+// Built-in defaults, first valid one wins; from the H200 sweeps in
+// bench/results/2026-12-02-h200-v4/ (a tuned DB overrides them).
+std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchInfo& arch) {
   switch (engine) {
     case attn::kEngineMma:
       // 128x32 with 4 warps of 32 rows (two m-tiles, Q re-read from shared
-      // memory): 68 KiB of shared memory, two blocks per SM on the H200, no
-      // spills (bench/results/attention_h200.md).
+      // memory): 68 KiB of shared memory, two blocks per SM, no spills. A
+      // sliding window at d=128 runs 64-key stages (two 32-key passes)
+      // faster; at d=64 that config spills.
+      if (IsSlidingMask(MaskKindOf(shape)) && shape.GetOr("d", 0) == 128) {
+        return {{128, 64, 4, 2}, {128, 32, 4, 2}, {64, 64, 4, 2}, {64, 32, 4, 2}, {32, 32, 2, 1},
+                {16, 16, 1, 1}};
+      }
       return {{128, 32, 4, 2}, {128, 128, 8, 2}, {128, 64, 8, 2}, {64, 64, 4, 2}, {64, 32, 4, 2},
               {64, 64, 4, 1},   {32, 32, 2, 1},  {16, 16, 1, 1}};
     case attn::kEngineMfma:
       return {{128, 64, 4, 1}, {64, 64, 2, 1}, {128, 32, 4, 1}, {64, 32, 2, 1}, {32, 32, 1, 1}};
     default:
       if (arch.vendor == Vendor::kNvidia) {
-        return {{64, 32, 4, 2}, {64, 32, 4, 1}, {32, 32, 4, 1}, {32, 16, 2, 1}, {16, 16, 1, 1}};
+        return {{128, 64, 8, 1}, {64, 32, 4, 2}, {64, 32, 4, 1}, {32, 32, 4, 1}, {32, 16, 2, 1},
+                {16, 16, 1, 1}};
       }
       return {{32, 32, 4, 1}, {32, 16, 4, 1}, {16, 16, 2, 1}, {16, 16, 1, 1}};
   }
@@ -253,7 +261,7 @@ class SparseAttnTemplate final : public KernelTemplate {
 
   KernelConfig DefaultConfig(const Shape& shape, const ArchInfo& arch) const override {
     KernelConfig last;
-    for (const Tiles& t : DefaultCandidates(SparseAttnEngine(shape, arch), arch)) {
+    for (const Tiles& t : DefaultCandidates(SparseAttnEngine(shape, arch), shape, arch)) {
       last = {
           {"BLOCK_M", t.block_m}, {"BLOCK_N", t.block_n}, {"WAVES", t.waves}, {"STAGES", t.stages}};
       if (ValidateConfig(last, shape, arch).ok()) return last;
