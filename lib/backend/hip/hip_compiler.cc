@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -17,6 +18,12 @@ namespace jitk::internal {
 namespace {
 
 constexpr char kIsaPrefix[] = "amdgcn-amd-amdhsa--";
+
+// Serializes every hiprtc and comgr call in the process. comgr before ROCm 5.5
+// is not thread-safe (concurrent compiles corrupt its heap), and later hiprtc
+// takes a lock of its own, so holding one costs no parallelism. It is global,
+// not per HipCompiler, because all instances share the loaded libraries.
+ABSL_CONST_INIT absl::Mutex compiler_mutex(absl::kConstInit);
 
 // Passed to every compile, before the request's own options.
 constexpr const char* kFixedOptions[] = {"-O3", "-std=c++17"};
@@ -96,6 +103,7 @@ absl::StatusOr<const HipCompiler::Libraries*> HipCompiler::Load() {
 }
 
 absl::Status HipCompiler::LoadOnce() {
+  absl::MutexLock lock(&compiler_mutex);
   auto libraries = std::make_unique<Libraries>();
   // hiprtc first: the comgr it links against is then already loaded, and
   // OpenVendorLibrary picks that one, so the ISA list is hiprtc's own.
@@ -189,6 +197,7 @@ absl::Status HipCompiler::CheckTarget(const Libraries& libraries, const Target& 
 
 absl::StatusOr<CodeObject> HipCompiler::Compile(const CompileRequest& request) {
   JITK_ASSIGN_OR_RETURN(const Libraries* libraries, Load());
+  absl::MutexLock lock(&compiler_mutex);
   JITK_RETURN_IF_ERROR(CheckTarget(*libraries, request.target));
   for (const std::string& option : request.options) {
     for (const char* forbidden : kTargetOptions) {

@@ -5,7 +5,8 @@
 // hiprtc aborts the whole process (a double free in comgr) for an
 // architecture or target feature it does not know, instead of failing.
 //
-// Thread safety: all methods may be called concurrently.
+// Thread safety: all methods may be called concurrently; compiles run one at
+// a time (ROCm 5.2 comgr corrupts its heap otherwise).
 #ifndef JITK_LIB_BACKEND_HIP_HIP_COMPILER_H_
 #define JITK_LIB_BACKEND_HIP_HIP_COMPILER_H_
 

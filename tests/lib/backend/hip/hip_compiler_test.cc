@@ -281,20 +281,20 @@ TEST_F(HipCompilerTest, NvidiaTargetIsRefused) {
 
 TEST_F(HipCompilerTest, ConcurrentCompilesOnAFreshBackend) {
   std::unique_ptr<Backend> hip = NewHipBackend();  // first use races on the lazy load
-  constexpr int kThreads = 4;
+  constexpr int kThreads = 8;
   std::vector<absl::StatusOr<CodeObject>> results(kThreads, absl::UnknownError("not run"));
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
       CompileRequest request = AxpyRequest(Amd("gfx90a"));
-      request.name_expressions = {absl::StrCat("axpy<", 64 << i, ", float>")};
+      request.name_expressions = {absl::StrCat("axpy<", 64 * (i + 1), ", float>")};
       results[i] = hip->Compile(request);
     });
   }
   for (std::thread& thread : threads) thread.join();
   for (int i = 0; i < kThreads; ++i) {
     ASSERT_THAT(results[i], IsOk()) << i;
-    EXPECT_EQ(results[i]->symbols[0].resources.max_threads_per_block, 64 << i);
+    EXPECT_EQ(results[i]->symbols[0].resources.max_threads_per_block, 64 * (i + 1));
   }
 }
 
