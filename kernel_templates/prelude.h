@@ -25,6 +25,7 @@ namespace jitk {
 typedef unsigned int u32;
 typedef unsigned short u16;
 typedef long long i64;
+typedef unsigned long long u64;
 
 constexpr int kWaveSize = JITK_WAVE_SIZE;
 

@@ -16,7 +16,8 @@
 // (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
 //
 // ENGINE picks the matrix path (EngineKind): kEngineMma (sm_80+ f16/bf16),
-// kEngineMfma (CDNA f16/bf16), kEngineFma (fp32 storage, and the fallback).
+// kEngineWgmma (sm_90a f16/bf16), kEngineMfma (CDNA f16/bf16), kEngineFma
+// (fp32 storage, and the fallback).
 #pragma once
 
 #include "prelude.h"
@@ -25,6 +26,7 @@
 #include "sparse_attn_mfma.h"
 #include "sparse_attn_mma.h"
 #include "sparse_attn_params.h"
+#include "sparse_attn_wgmma.h"
 
 namespace jitk {
 namespace attn {
@@ -39,6 +41,12 @@ struct EngineSelect {
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
 struct EngineSelect<kEngineMma, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> {
   typedef MmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> type;
+};
+#endif
+#if JITK_ATTN_HAS_WGMMA
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+struct EngineSelect<kEngineWgmma, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> {
+  typedef WgmmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> type;
 };
 #endif
 #if JITK_ATTN_HAS_MFMA
@@ -63,6 +71,29 @@ JITK_DEVICE float* lse_rows(const SparseAttnParams& p, int b, int h) {
   return p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
 }
 
+// Whether engine E reads wgmma's swizzled tiles (Sw128Offset) instead of
+// padded rows.
+template <typename E, typename = void>
+struct Swizzled {
+  static constexpr bool value = false;
+};
+template <typename E>
+struct Swizzled<E, decltype(void(E::kSwizzled))> {
+  static constexpr bool value = E::kSwizzled;
+};
+
+// A ROWS-row tile of Q, K or V into shared memory in E's layout.
+template <typename E, int ROWS>
+JITK_DEVICE void load_tile(typename E::Elem* dst, const typename E::Elem* src, i64 stride,
+                           int start, int len) {
+  typedef typename E::Elem T;
+  if constexpr (Swizzled<E>::value) {
+    global_to_shared_sw128<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
+  } else {
+    global_to_shared<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
+  }
+}
+
 struct TileSlot {
   int start;
   int partial;
@@ -77,7 +108,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   constexpr int S = E::kStages;
   constexpr int D = E::kHeadDim;
   constexpr int kThreads = E::kThreads;
-  constexpr int kRow = PaddedRow(D, int(sizeof(T)));
+  constexpr int kRow = Swizzled<E>::value ? D : PaddedRow(D, int(sizeof(T)));
   constexpr int kKV = BN * kRow;  // elements of one K (or V) tile
 
   const int num_q_tiles = (p.len_q + BM - 1) / BM;
@@ -117,15 +148,15 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   E engine;
   set_engine_shared(engine, smem);
   engine.begin(qg, p.q_stride_l, q0, p.len_q);
-  if (E::kQInShared) global_to_shared<BM, D, kThreads, T>(sq, qg, p.q_stride_l, q0, p.len_q);
+  if (E::kQInShared) load_tile<E, BM>(sq, qg, p.q_stride_l, q0, p.len_q);
   cp_async_commit();
 #pragma unroll
   for (int t = 0; t < S - 1; ++t) {
     if (t < sched.n_tiles) {
       bool partial;
       int kv0 = sched.tile_start(t, &partial);
-      global_to_shared<BN, D, kThreads, T>(skv + t * 2 * kKV, kg, p.k_stride_l, kv0, p.len_k);
-      global_to_shared<BN, D, kThreads, T>(skv + t * 2 * kKV + kKV, vg, p.v_stride_l, kv0, p.len_k);
+      load_tile<E, BN>(skv + t * 2 * kKV, kg, p.k_stride_l, kv0, p.len_k);
+      load_tile<E, BN>(skv + t * 2 * kKV + kKV, vg, p.v_stride_l, kv0, p.len_k);
       if (threadIdx.x == 0) slots[t] = TileSlot{kv0, partial};
     }
     cp_async_commit();
@@ -138,13 +169,16 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
     const int next = t + S - 1;
     if (next < sched.n_tiles) {
       T* dst = skv + (next % S) * 2 * kKV;
-      global_to_shared<BN, D, kThreads, T>(dst, kg, p.k_stride_l, fill.start, p.len_k);
-      global_to_shared<BN, D, kThreads, T>(dst + kKV, vg, p.v_stride_l, fill.start, p.len_k);
+      load_tile<E, BN>(dst, kg, p.k_stride_l, fill.start, p.len_k);
+      load_tile<E, BN>(dst + kKV, vg, p.v_stride_l, fill.start, p.len_k);
       if (threadIdx.x == 0) slots[next % S] = TileSlot{fill.start, fill.partial};
       fill.advance(sched);
     }
     cp_async_commit();
     cp_async_wait<S - 1>();  // tile t (and Q) have landed
+#if JITK_ATTN_HAS_WGMMA
+    if (Swizzled<E>::value) async_proxy_fence();  // before wgmma reads them
+#endif
     block_sync();
     if (t == 0) engine.load_q(sq);
     const T* stage = skv + (t % S) * 2 * kKV;
@@ -170,7 +204,7 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
   __shared__ __attribute__((aligned(16))) char smem[kSmem];
 #else
   static_assert(kSmem > 0, "shared memory layout");
-  extern __shared__ __align__(16) char smem[];
+  extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
 #endif
   attn::attention_tile<Engine>(
       p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));

@@ -129,6 +129,38 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
   }
 }
 
+// wgmma's 128-byte-swizzled tile layout (16-bit elements): 64-column blocks
+// of `rows` rows, 128 bytes per row, and 16-byte chunk c of row r stored at
+// chunk c ^ (r % 8) of its row. Byte offset of chunk `chunk` (of 8 elements)
+// of row r.
+JITK_ATTN_HOST_DEVICE constexpr int Sw128Offset(int rows, int r, int chunk) {
+  return (chunk >> 3) * rows * 128 + r * 128 + (((chunk & 7) ^ (r & 7)) << 4);
+}
+
+// global_to_shared into the Sw128Offset layout. Each thread copies one chunk
+// column of rows r0, r0 + kStep, ...; kStep is a multiple of 8, so the
+// swizzle is the same for all of them.
+template <int ROWS, int HEAD_DIM, int THREADS, typename T>
+JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int start, int len) {
+  constexpr int kPerRow = HEAD_DIM / 8;
+  constexpr int kStep = THREADS / kPerRow;
+  static_assert(sizeof(T) == 2 && HEAD_DIM % 64 == 0, "64-column blocks of 16-bit elements");
+  static_assert(THREADS % kPerRow == 0 && kStep % 8 == 0 && ROWS % kStep == 0,
+                "a whole number of 8-row steps per thread");
+  const int r0 = int(threadIdx.x) / kPerRow;
+  const int chunk = int(threadIdx.x) - r0 * kPerRow;
+  const bool inside = start >= 0 && start + ROWS <= len;
+  const i64 step = i64(kStep) * stride;
+  const T* g = src + (i64(start) + r0) * stride + chunk * 8;
+  const SmemPtr d = smem_ptr(dst) + Sw128Offset(ROWS, r0, chunk);
+#pragma unroll
+  for (int i = 0; i < ROWS / kStep; ++i) {
+    const bool valid = inside || unsigned(start + r0 + i * kStep) < unsigned(len);
+    copy16_async(d + i * kStep * 128, valid ? g : src, valid);
+    g += step;
+  }
+}
+
 // Four consecutive elements as floats, and back.
 struct F4 {
   float v[4];

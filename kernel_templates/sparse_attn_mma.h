@@ -36,6 +36,100 @@ JITK_DEVICE float exp2_fast(float x) {
 #endif
 }
 
+// The running maximum only moves when a tile's maximum exceeds it by more
+// than this (log2 units): P and l then grow by at most 2^8 between rescales,
+// far inside fp32 and f16 / bf16 range, and O is rescaled on a few tiles of a
+// row instead of every one.
+constexpr float kRescaleSlack = 8.f;
+
+// The pieces of one 16-row m-tile in the m16n8k16 C layout (g = lane / 4,
+// t = lane % 4: elements 0, 1 of an n-tile are row g, columns 2t, 2t + 1;
+// elements 2, 3 row g + 8), shared by the mma and wgmma engines.
+
+// -inf where the key is out of bounds or, with apply_mod, masked. row0 and
+// col0 are this lane's first row and column. Selects, no branch per element.
+template <int MASK, int NT>
+JITK_DEVICE void mask_scores(float (&s)[NT][4], int row0, int col0, bool apply_mod,
+                             const SparseAttnParams& p) {
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = row0 + (i >> 1) * 8;
+      const int col = col0 + nt * 8 + (i & 1);
+      const bool ok = (unsigned(col) < unsigned(p.len_k)) &
+                      (!apply_mod | mask_allows<MASK>(row, col, p.window, p.global_tokens));
+      s[nt][i] = ok ? s[nt][i] : neg_inf();
+    }
+  }
+}
+
+// Online softmax of S into running max m, sum l and output o (rescaled when
+// m moves); a quad of lanes shares each row. P leaves packed to 16 bits:
+// pk[nt][hr] holds row g + 8 hr, columns 2t, 2t + 1 of n-tile nt, which is
+// the A fragment of the P V product.
+template <typename T, int NT, int DT>
+JITK_DEVICE void online_softmax(const float (&s)[NT][4], float (&m)[2], float (&l)[2],
+                                float (&o)[DT][4], u32 (&pk)[NT][2], float scale_log2) {
+  float alpha[2];
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    float mx = neg_inf();
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * hr], s[nt][2 * hr + 1]));
+    mx = fmaxf(mx, shuffle_xor(mx, 1));
+    mx = fmaxf(mx, shuffle_xor(mx, 2));
+    const float m_tile = mx * scale_log2;
+    alpha[hr] = 1.f;
+    if (m_tile > m[hr] + kRescaleSlack) {  // never for -inf (a row with no key yet)
+      alpha[hr] = exp2_fast(m[hr] - m_tile);
+      m[hr] = m_tile;
+    }
+    const float m_use = m[hr] == neg_inf() ? 0.f : m[hr];
+    float sum = 0.f;
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+      float e0 = exp2_fast(fmaf(s[nt][2 * hr], scale_log2, -m_use));
+      float e1 = exp2_fast(fmaf(s[nt][2 * hr + 1], scale_log2, -m_use));
+      sum += e0 + e1;
+      pk[nt][hr] = pack2<T>(e0, e1);
+    }
+    l[hr] = l[hr] * alpha[hr] + sum;
+  }
+  if (alpha[0] != 1.f || alpha[1] != 1.f) {
+#pragma unroll
+    for (int dt = 0; dt < DT; ++dt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) o[dt][i] *= alpha[i >> 1];
+    }
+  }
+}
+
+// O / l to global memory (rows from row0, this lane's first), and the LSE.
+template <typename T, int DT>
+JITK_DEVICE void store_rows(const float (&o)[DT][4], const float (&m)[2], const float (&l)[2],
+                            T* out, i64 o_stride, float* lse, int row0, int len_q, int lane) {
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    float sum = l[hr];
+    sum += shuffle_xor(sum, 1);
+    sum += shuffle_xor(sum, 2);
+    float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const int row = row0 + hr * 8;
+    if (row < len_q) {
+      T* orow = out + i64(row) * o_stride + (lane & 3) * 2;
+#pragma unroll
+      for (int dt = 0; dt < DT; ++dt) {
+        *reinterpret_cast<u32*>(orow + dt * 8) =
+            pack2<T>(o[dt][2 * hr] * inv, o[dt][2 * hr + 1] * inv);
+      }
+      if (lse != nullptr && (lane & 3) == 0) {
+        lse[row] = sum > 0.f ? (m[hr] + log2f(sum)) * kLn2 : neg_inf();
+      }
+    }
+  }
+}
+
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
 struct MmaEngine {
   typedef T Elem;
@@ -66,11 +160,6 @@ struct MmaEngine {
   static constexpr bool kQInRegs = kMT == 1;
   static constexpr int kQRegTiles = kQInRegs ? kMT : 1;
 
-  // The running maximum only moves when a tile's maximum exceeds it by more
-  // than this (log2 units): P and l then grow by at most 2^8 between
-  // rescales, far inside fp32 and f16 / bf16 range, and O is rescaled on a
-  // few tiles of a row instead of every one.
-  static constexpr float kRescaleSlack = 8.f;
   static constexpr int kRowBytes = kRow * 2;
 
   u32 qf[kQRegTiles][kKS][4];
@@ -176,70 +265,20 @@ struct MmaEngine {
       }
     }
 
-    // Mask: partial blocks get the element mask, the last block the bounds,
-    // as selects (no branch per element).
+    // Mask: partial blocks get the element mask, the last block the bounds.
     const bool bounds = kv0 < 0 || kv0 + kSubN > p.len_k;
     const bool apply_mod = MASK != kMaskNone && partial;
     if (bounds || apply_mod) {
       const int row0 = q0 + warp * kWarpRows + (lane >> 2);
-      const int col0 = kv0 + (lane & 3) * 2;
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const int row = row0 + mt * 16 + (i >> 1) * 8;
-            const int col = col0 + nt * 8 + (i & 1);
-            const bool ok = (unsigned(col) < unsigned(p.len_k)) &
-                            (!apply_mod | mask_allows<MASK>(row, col, p.window, p.global_tokens));
-            s[mt][nt][i] = ok ? s[mt][nt][i] : neg_inf();
-          }
-        }
+        mask_scores<MASK>(s[mt], row0 + mt * 16, kv0 + (lane & 3) * 2, apply_mod, p);
       }
     }
 
-    // Online softmax; a quad of lanes shares each row. P leaves it packed to
-    // 16 bits (half the registers of S): pk[mt][nt][hr] holds row g + 8 hr,
-    // columns 2t, 2t + 1 of n-tile nt.
     u32 pk[kMT][kNT][2];
 #pragma unroll
-    for (int mt = 0; mt < kMT; ++mt) {
-      float alpha[2];
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        float mx = neg_inf();
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) {
-          mx = fmaxf(mx, fmaxf(s[mt][nt][2 * hr], s[mt][nt][2 * hr + 1]));
-        }
-        mx = fmaxf(mx, shuffle_xor(mx, 1));
-        mx = fmaxf(mx, shuffle_xor(mx, 2));
-        const float m_tile = mx * p.scale_log2;
-        alpha[hr] = 1.f;
-        if (m_tile > m[mt][hr] + kRescaleSlack) {  // never for -inf (a row with no key yet)
-          alpha[hr] = exp2_fast(m[mt][hr] - m_tile);
-          m[mt][hr] = m_tile;
-        }
-        const float m_use = m[mt][hr] == neg_inf() ? 0.f : m[mt][hr];
-        float sum = 0.f;
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) {
-          float e0 = exp2_fast(fmaf(s[mt][nt][2 * hr], p.scale_log2, -m_use));
-          float e1 = exp2_fast(fmaf(s[mt][nt][2 * hr + 1], p.scale_log2, -m_use));
-          sum += e0 + e1;
-          pk[mt][nt][hr] = pack2<T>(e0, e1);
-        }
-        l[mt][hr] = l[mt][hr] * alpha[hr] + sum;
-      }
-      if (alpha[0] != 1.f || alpha[1] != 1.f) {
-#pragma unroll
-        for (int dt = 0; dt < kDT; ++dt) {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) o[mt][dt][i] *= alpha[i >> 1];
-        }
-      }
-    }
+    for (int mt = 0; mt < kMT; ++mt) online_softmax<T>(s[mt], m[mt], l[mt], o[mt], pk[mt], p.scale_log2);
 
     // O += P V: C fragments of n-tiles 2ps, 2ps+1 are P's A fragment.
 #pragma unroll
@@ -266,27 +305,10 @@ struct MmaEngine {
   }
 
   JITK_DEVICE void finish(T* out, i64 o_stride, float* lse, int q0, int len_q) {
+    const int row0 = q0 + warp * kWarpRows + (lane >> 2);
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        float sum = l[mt][hr];
-        sum += shuffle_xor(sum, 1);
-        sum += shuffle_xor(sum, 2);
-        float inv = sum > 0.f ? 1.f / sum : 0.f;
-        int row = q0 + warp * kWarpRows + mt * 16 + (lane >> 2) + hr * 8;
-        if (row < len_q) {
-          T* orow = out + i64(row) * o_stride + (lane & 3) * 2;
-#pragma unroll
-          for (int dt = 0; dt < kDT; ++dt) {
-            *reinterpret_cast<u32*>(orow + dt * 8) =
-                pack2<T>(o[mt][dt][2 * hr] * inv, o[mt][dt][2 * hr + 1] * inv);
-          }
-          if (lse != nullptr && (lane & 3) == 0) {
-            lse[row] = sum > 0.f ? (m[mt][hr] + log2f(sum)) * kLn2 : neg_inf();
-          }
-        }
-      }
+      store_rows<T>(o[mt], m[mt], l[mt], out, o_stride, lse, row0 + mt * 16, len_q, lane);
     }
   }
 };

@@ -29,6 +29,7 @@ enum EngineKind {
   kEngineFma = 0,   // plain fp32 FMA: fp32 storage everywhere, 16-bit fallback
   kEngineMma = 1,   // NVIDIA mma.sync m16n8k16 + ldmatrix + cp.async (sm_80+)
   kEngineMfma = 2,  // AMD MFMA 32x32x8 (CDNA), wave64
+  kEngineWgmma = 3, // NVIDIA Hopper wgmma.mma_async from swizzled shared memory (sm_90a)
 };
 
 // Shared-memory row padding in bytes: rows stay 16-byte aligned and
@@ -56,7 +57,8 @@ constexpr int kTileSlotBytes = 8;
 // static_asserts that its layout matches.
 JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block_n, int stages, int head_dim,
                         int elem_bytes) {
-  int row = PaddedRow(head_dim, elem_bytes) * elem_bytes;
+  // wgmma reads unpadded, swizzled rows.
+  int row = (engine == kEngineWgmma ? head_dim : PaddedRow(head_dim, elem_bytes)) * elem_bytes;
   int kv = 2 * stages * block_n * row;
   int slots = stages * kTileSlotBytes;
   if (engine == kEngineMfma) return kv + slots;  // Q goes straight to registers

@@ -33,8 +33,15 @@ constexpr ArchInfo kArchs[] = {
     {"sm_80", Vendor::kNvidia, "ampere", "A100", 32, 1024, 163 * kKiB, 164 * kKiB, 108, 255,
      64 * kKiB, true, "mma.sync"},
     {"sm_90", Vendor::kNvidia, "hopper", "H100/H200", 32, 1024, 227 * kKiB, 228 * kKiB, 132, 255,
-     64 * kKiB, true, "wgmma"},
+     64 * kKiB, true, "mma.sync"},
 };
+
+// Arch-specific NVIDIA targets: the base architecture's resources plus the
+// instructions only code built for exactly that architecture may use.
+struct ArchSpecific {
+  absl::string_view name, base, matrix_isa;
+};
+constexpr ArchSpecific kArchSpecific[] = {{"sm_90a", "sm_90", "wgmma"}};
 
 constexpr absl::string_view kAmdTriple = "amdgcn-amd-amdhsa--";
 
@@ -69,10 +76,22 @@ absl::StatusOr<ArchInfo> LookupArch(absl::string_view name) {
   absl::StatusOr<Target> target = ParseTarget(name);
   if (!target.ok()) return target.status();
   absl::string_view arch = target->arch;
-  // sm_90a has sm_90's resources.
-  if (target->vendor == Vendor::kNvidia) absl::ConsumeSuffix(&arch, "a");
-  for (const ArchInfo& info : kArchs) {
-    if (info.name == arch) return info;
+  const ArchSpecific* specific = nullptr;
+  for (const ArchSpecific& candidate : kArchSpecific) {
+    if (candidate.name == arch) specific = &candidate;
+  }
+  if (specific != nullptr) {
+    arch = specific->base;
+  } else if (target->vendor == Vendor::kNvidia) {
+    absl::ConsumeSuffix(&arch, "a");  // other "a" targets: their base's table row
+  }
+  for (ArchInfo info : kArchs) {
+    if (info.name != arch) continue;
+    if (specific != nullptr) {
+      info.name = specific->name;
+      info.matrix_isa = specific->matrix_isa;
+    }
+    return info;
   }
   std::vector<absl::string_view> known;
   for (const ArchInfo& info : kArchs) known.push_back(info.name);

@@ -29,7 +29,9 @@ const Inventory& CachedInventory() {
 }
 
 ArchInfo ArchForDevice(const DeviceInfo& device) {
-  absl::StatusOr<ArchInfo> known = LookupArch(device.arch);
+  // The target first: sm_90a's instructions (wgmma) are not plain sm_90's.
+  absl::StatusOr<ArchInfo> known = LookupArch(device.target);
+  if (!known.ok()) known = LookupArch(device.arch);
   ArchInfo arch;
   if (known.ok()) {
     arch = *known;
@@ -46,6 +48,14 @@ ArchInfo ArchForDevice(const DeviceInfo& device) {
   if (device.max_threads_per_block > 0) arch.max_threads_per_block = device.max_threads_per_block;
   if (device.lds_bytes_per_block > 0) arch.lds_bytes_per_block = device.lds_bytes_per_block;
   if (device.lds_bytes_per_cu > 0) arch.lds_bytes_per_cu = device.lds_bytes_per_cu;
+  return arch;
+}
+
+ArchInfo ArchForCode(const DeviceInfo& device, absl::string_view code_target) {
+  ArchInfo arch = ArchForDevice(device);
+  if (absl::StatusOr<ArchInfo> code = LookupArch(code_target); code.ok()) {
+    arch.matrix_isa = code->matrix_isa;
+  }
   return arch;
 }
 

@@ -147,7 +147,7 @@ absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const
   impl->compiled = std::move(compiled);
   impl->device = info;
   // ArchInfo holds views: take them from the copy this kernel owns.
-  impl->arch = ArchForDevice(impl->device);
+  impl->arch = ArchForCode(impl->device, impl->compiled.target);
   impl->backend = backend;
   return Kernel(std::move(impl));
 }

@@ -47,6 +47,7 @@ class CandidateCompiler {
   // The compiler's identity ("nvrtc 13.0"); empty when it cannot be loaded.
   const std::string& compiler() const { return compiler_; }
   const ArchInfo& arch() const { return arch_; }
+  const Target& target() const { return target_; }
   // The first failure to store a code object (the sweep goes on without).
   absl::Status store_status() const ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -134,7 +134,7 @@ absl::StatusOr<TuneResult> Tune(absl::string_view kernel, const Shape& shape,
 
   ArchInfo arch;
   if (timed) {
-    arch = jitk::internal::ArchForDevice(where.device->info());
+    arch = jitk::internal::ArchForCode(where.device->info(), target.arch);
   } else {
     JITK_ASSIGN_OR_RETURN(arch, LookupArch(target.arch));
   }

@@ -43,7 +43,9 @@ absl::Span<const ArchInfo> KnownArchs();
 
 // Looks up a bare architecture name ("gfx942") or a full target
 // ("gfx942:sramecc+:xnack-", "amdgcn-amd-amdhsa--gfx942", "sm_90a").
-// Unknown names give kNotFound listing the known ones.
+// "sm_90a" keeps its name and has sm_90's resources with matrix_isa "wgmma"
+// (code built for plain sm_90 may only use mma.sync). Unknown names give
+// kNotFound listing the known ones.
 absl::StatusOr<ArchInfo> LookupArch(absl::string_view name);
 
 // A compile target: the architecture plus AMD target features.

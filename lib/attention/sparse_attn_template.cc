@@ -69,6 +69,15 @@ int RegisterBudget(const ArchInfo& arch) {
 // bench/results/2026-12-02-h200-v4/ (a tuned DB overrides them).
 std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchInfo& arch) {
   switch (engine) {
+    case attn::kEngineWgmma:
+      // H200 sweep (bench/results/2026-12-02-h200-wgmma/): two warpgroups
+      // with 128-key tiles for causal and dense masks; one warpgroup with
+      // 64-key tiles (two blocks per SM) for sliding windows, whose rows
+      // visit few tiles.
+      if (IsSlidingMask(MaskKindOf(shape))) {
+        return {{64, 64, 4, 2}, {128, 128, 8, 2}, {64, 64, 4, 1}};
+      }
+      return {{128, 128, 8, 2}, {64, 64, 4, 2}, {128, 64, 8, 2}, {64, 64, 4, 1}};
     case attn::kEngineMma:
       // 128x32 with 4 warps of 32 rows (two m-tiles, Q re-read from shared
       // memory): 68 KiB of shared memory, two blocks per SM, no spills. A
@@ -166,6 +175,11 @@ class SparseAttnTemplate final : public KernelTemplate {
 
   std::vector<TunableParam> SearchSpace(const Shape& shape, const ArchInfo& arch) const override {
     switch (SparseAttnEngine(shape, arch)) {
+      case attn::kEngineWgmma:
+        return {{"BLOCK_M", {64, 128}},
+                {"BLOCK_N", {64, 128}},
+                {"WAVES", {4, 8}},
+                {"STAGES", {1, 2, 3}}};
       case attn::kEngineMma:
         return {{"BLOCK_M", {16, 32, 64, 128, 256}},
                 {"BLOCK_N", {16, 32, 64, 128}},
@@ -217,6 +231,12 @@ class SparseAttnTemplate final : public KernelTemplate {
       return fail("WAVES * wave size = ", threads, " threads exceeds ", arch.max_threads_per_block);
     }
     switch (engine) {
+      case attn::kEngineWgmma:
+        if (waves % 4 != 0 || bm != 16 * waves || (bn != 64 && bn != 128)) {
+          return fail("the wgmma engine needs whole warpgroups of 64 rows (BLOCK_M = 16 * WAVES, ",
+                      "WAVES a multiple of 4) and BLOCK_N 64 or 128");
+        }
+        break;
       case attn::kEngineMma:
         if (bm % (16 * waves) != 0 || bn % 16 != 0) {
           return fail("the mma engine needs BLOCK_M a multiple of 16 * WAVES and BLOCK_N of 16");
@@ -434,6 +454,10 @@ int SparseAttnEngine(const Shape& shape, const ArchInfo& arch) {
   if (dtype == DType::kF32) return attn::kEngineFma;
   const int64_t d = shape.GetOr("d", 0), block = shape.GetOr("block", 128);
   if (arch.vendor == Vendor::kNvidia) {
+    // wgmma needs the arch-specific target (sm_90a); its tiles are 64 wide.
+    if (arch.matrix_isa == "wgmma" && (d == 64 || d == 128) && block % 64 == 0) {
+      return attn::kEngineWgmma;
+    }
     return NvidiaSm(arch) >= 80 && d <= 128 ? attn::kEngineMma : attn::kEngineFma;
   }
   if (arch.matrix_isa == "mfma" && arch.wave_size == 64 && d % 32 == 0 && block % 32 == 0 &&
@@ -452,6 +476,10 @@ int SparseAttnRegisterEstimate(const KernelConfig& config, const Shape& shape,
   const int64_t bm = get("BLOCK_M"), bn = get("BLOCK_N"), waves = get("WAVES");
   const int64_t d = shape.GetOr("d", 64);
   switch (SparseAttnEngine(shape, arch)) {
+    case attn::kEngineWgmma:
+      // O (d / 2), S (bn / 2), packed P (bn / 4). ptxas at d=128: 148 for
+      // 128x64x8, 211 for 128x128x8.
+      return int(d / 2 + bn / 2 + bn / 4 + 50);
     case attn::kEngineMma: {
       const int64_t mt = std::max<int64_t>(1, bm / (16 * waves));
       // One m-tile keeps Q's fragments in registers (d / 4); more re-read

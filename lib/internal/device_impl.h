@@ -22,6 +22,10 @@ const Inventory& CachedInventory();
 // missing from the table, what the device itself reports. The result's
 // name views `device.arch`: `device` must outlive it.
 ArchInfo ArchForDevice(const DeviceInfo& device);
+// ArchForDevice for code built for `code_target` on that device: the
+// instructions are the code's (sm_90 code on an sm_90a GPU has no wgmma), so
+// launches are planned for the engine it was built with.
+ArchInfo ArchForCode(const DeviceInfo& device, absl::string_view code_target);
 
 }  // namespace internal
 }  // namespace jitk

@@ -30,7 +30,20 @@ TEST(ArchTableTest, WaveSizesDifferByVendorAndFamily) {
 
 TEST(ArchTableTest, FullTargetsAndAcceleratedNamesResolve) {
   EXPECT_EQ(LookupArch("amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-")->name, "gfx942");
-  EXPECT_EQ(LookupArch("sm_90a")->name, "sm_90");
+}
+
+// sm_90a code may use wgmma, which plain sm_90 code may not; both have the
+// same resources. Other "a" targets resolve to their base.
+TEST(ArchTableTest, ArchSpecificTargetsKeepTheirNameAndInstructions) {
+  absl::StatusOr<ArchInfo> specific = LookupArch("sm_90a");
+  absl::StatusOr<ArchInfo> base = LookupArch("sm_90");
+  ASSERT_TRUE(specific.ok() && base.ok());
+  EXPECT_EQ(specific->name, "sm_90a");
+  EXPECT_EQ(specific->matrix_isa, "wgmma");
+  EXPECT_EQ(base->matrix_isa, "mma.sync");
+  EXPECT_EQ(specific->lds_bytes_per_block, base->lds_bytes_per_block);
+  EXPECT_EQ(specific->register_file_per_cu, base->register_file_per_cu);
+  EXPECT_EQ(LookupArch("sm_100a").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(ArchTableTest, UnknownArchitectureListsKnownOnes) {

@@ -50,7 +50,7 @@ DeviceRunner::DeviceRunner(const jitk::internal::KernelTemplate& kernel_template
     : template_(kernel_template),
       shape_(std::move(shape)),
       device_(std::move(device)),
-      arch_(jitk::internal::ArchForDevice(device_.info())),
+      arch_(jitk::internal::ArchForCode(device_.info(), compiler.target().arch)),
       problem_(problem),
       compiler_(compiler),
       options_(options) {}

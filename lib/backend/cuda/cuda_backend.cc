@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "jitk/arch.h"
 #include "lib/backend/cuda/cubin.h"
 #include "lib/backend/cuda/cuda_driver_api.h"
 #include "lib/backend/cuda/nvrtc_compiler.h"
@@ -339,7 +340,11 @@ class CudaBackend final : public Backend {
     JITK_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major));
     JITK_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor));
     info.arch = absl::StrCat("sm_", major * 10 + minor);
-    info.target = info.arch;
+    // The arch-specific target where jitk knows one (sm_90 -> sm_90a, for
+    // wgmma): its code runs on exactly this architecture, the one found.
+    absl::StatusOr<ArchInfo> specific = LookupArch(absl::StrCat(info.arch, "a"));
+    info.target = specific.ok() && specific->name != info.arch ? std::string(specific->name)
+                                                               : info.arch;
     JITK_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE, &info.wave_size));
     JITK_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info.compute_units));
     JITK_RETURN_IF_ERROR(

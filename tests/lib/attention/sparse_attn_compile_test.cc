@@ -1,5 +1,5 @@
 // Compiles sparse_attn for every layout x dtype x head dim at the default
-// config, for sm_90 (NVRTC) and gfx90a (hiprtc), without a GPU, and checks
+// config, for sm_90 and sm_90a (NVRTC) and gfx90a (hiprtc), without a GPU, and checks
 // what the compilers report: registers within budget, no spills, LDS as laid
 // out. Prints one line per kernel (the resource table of docs/sparse_attn.md).
 #include <cstdio>
@@ -76,7 +76,7 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, SparseAttnCompileTest, ::testing::Values("sm_90", "gfx90a"),
+INSTANTIATE_TEST_SUITE_P(Archs, SparseAttnCompileTest, ::testing::Values("sm_90", "sm_90a", "gfx90a"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });

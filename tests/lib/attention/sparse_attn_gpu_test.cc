@@ -40,14 +40,25 @@ namespace {
 
 const internal::KernelTemplate& Template() { return internal::SparseAttnKernelTemplate(); }
 
-// Compiled-and-loaded kernels by (shape, config), compiled in parallel.
+// The compile target: the device's, or JITK_ATTN_TARGET (sm_90 or sm_90a on
+// a Hopper GPU, to time one engine against the other).
+std::string TimingTarget(const Device& device) {
+  const char* target = std::getenv("JITK_ATTN_TARGET");
+  return target != nullptr ? target : device.info().target;
+}
+
+// Compiled-and-loaded kernels by (shape, config) for one target, compiled in
+// parallel.
 class KernelPool {
  public:
-  explicit KernelPool(Device device) : device_(std::move(device)) {}
+  explicit KernelPool(Device device)
+      : device_(std::move(device)), target_(device_.info().target) {}
+  KernelPool(Device device, std::string target)
+      : device_(std::move(device)), target_(std::move(target)) {}
 
   absl::StatusOr<KernelConfig> ConfigFor(const Shape& shape,
                                          const std::optional<KernelConfig>& config) {
-    JITK_ASSIGN_OR_RETURN(ArchInfo arch, LookupArch(device_.info().arch));
+    JITK_ASSIGN_OR_RETURN(ArchInfo arch, LookupArch(target_));
     return config ? *config : Template().DefaultConfig(shape, arch);
   }
 
@@ -59,8 +70,8 @@ class KernelPool {
       auto it = kernels_.find(key);
       if (it != kernels_.end()) return it->second;
     }
-    JITK_ASSIGN_OR_RETURN(ArchInfo arch, LookupArch(device_.info().arch));
-    JITK_ASSIGN_OR_RETURN(Target target, ParseTarget(device_.info().target));
+    JITK_ASSIGN_OR_RETURN(ArchInfo arch, LookupArch(target_));
+    JITK_ASSIGN_OR_RETURN(Target target, ParseTarget(target_));
     JITK_ASSIGN_OR_RETURN(CompiledKernel compiled,
                           internal::CompileTemplate(Template(), shape, c, target, arch));
     JITK_ASSIGN_OR_RETURN(Kernel kernel,
@@ -94,6 +105,7 @@ class KernelPool {
 
  private:
   Device device_;
+  const std::string target_;
   std::mutex mu_;
   std::map<std::string, Kernel> kernels_;
 };
@@ -316,10 +328,7 @@ void RunCase(KernelPool& pool, const Device& device, const Case& c, uint64_t see
               r.o.rel_l2, r.o.cosine, r.lse_max_abs);
 }
 
-TEST(SparseAttnGpuTest, AllLayoutsDtypesHeadDimsAndConfigs) {
-  JITK_GPU_OR_SKIP(device);
-  KernelPool pool(device);
-  const std::vector<Case> cases = AllCases();
+void RunCases(KernelPool& pool, const Device& device, const std::vector<Case>& cases) {
   std::vector<std::pair<Shape, std::optional<KernelConfig>>> shapes;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Problem& p = cases[i].problem;
@@ -336,6 +345,39 @@ TEST(SparseAttnGpuTest, AllLayoutsDtypesHeadDimsAndConfigs) {
     SCOPED_TRACE(i);
     RunCase(pool, device, cases[i], i + 1);
   }
+}
+
+// The mma.sync / mfma / fma engines and their configs. On Hopper the device's
+// own target is sm_90a (the wgmma engine): these build for plain sm_90.
+TEST(SparseAttnGpuTest, AllLayoutsDtypesHeadDimsAndConfigs) {
+  JITK_GPU_OR_SKIP(device);
+  KernelPool pool(device, device.info().arch == "sm_90" ? "sm_90" : device.info().target);
+  RunCases(pool, device, AllCases());
+}
+
+// Hopper: the same cases built for sm_90a, where f16 / bf16 run on the wgmma
+// engine, with its own non-default configs.
+TEST(SparseAttnGpuTest, WgmmaEngineOnHopper) {
+  JITK_GPU_OR_SKIP(device);
+  if (device.info().arch != "sm_90") GTEST_SKIP() << "needs an sm_90 GPU, not " << device.info().arch;
+  KernelPool pool(device, "sm_90a");
+  std::vector<Case> cases;
+  int index = 1000;
+  for (const Case& c : AllCases()) {
+    if (!c.config.has_value()) cases.push_back(c);
+  }
+  auto cfg = [](int64_t bm, int64_t bn, int64_t w, int64_t s) {
+    return KernelConfig{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", w}, {"STAGES", s}};
+  };
+  for (const KernelConfig& c : {cfg(64, 64, 4, 1), cfg(64, 64, 4, 3), cfg(128, 128, 8, 2),
+                                cfg(128, 64, 8, 1), cfg(64, 128, 4, 2)}) {
+    for (DType dtype : {DType::kF16, DType::kBF16}) {
+      for (int d : {64, 128}) {
+        cases.push_back({AttentionLayout::kCausal, dtype, d, c, BaseProblem(dtype, d, index++)});
+      }
+    }
+  }
+  RunCases(pool, device, cases);
 }
 
 // A mask whose every row is empty: zeros and -inf LSE, nothing read.
@@ -433,19 +475,22 @@ absl::StatusOr<BlockMask> RandomBlocks(int len, double density, uint64_t seed) {
 
 TEST(SparseAttnGpuTest, DISABLED_Timing) {
   JITK_GPU_OR_SKIP(device);
-  KernelPool pool(device);
+  KernelPool pool(device, TimingTarget(device));
   auto cfg = [](int64_t bm, int64_t bn, int64_t w, int64_t s) {
     return KernelConfig{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", w}, {"STAGES", s}};
   };
+  // mma.sync and wgmma configs together; each engine skips the other's.
   const std::vector<KernelConfig> sweep = {
-      cfg(128, 32, 4, 2), cfg(128, 64, 4, 2), cfg(128, 64, 4, 3), cfg(128, 128, 4, 2),
-      cfg(128, 128, 8, 2), cfg(128, 64, 8, 2), cfg(64, 64, 4, 2), cfg(64, 32, 2, 2)};
-  const std::vector<KernelConfig> small = {cfg(128, 32, 4, 2), cfg(128, 64, 4, 2),
-                                           cfg(128, 128, 4, 2)};
+      cfg(128, 32, 4, 2), cfg(128, 64, 4, 2), cfg(128, 64, 4, 3),  cfg(128, 128, 4, 2),
+      cfg(128, 128, 8, 2), cfg(128, 64, 8, 2), cfg(64, 64, 4, 2),  cfg(64, 32, 2, 2),
+      cfg(64, 64, 4, 3),   cfg(64, 128, 4, 2), cfg(128, 128, 8, 3)};
+  const std::vector<KernelConfig> small = {cfg(128, 32, 4, 2),  cfg(128, 64, 4, 2),
+                                           cfg(128, 128, 4, 2), cfg(64, 64, 4, 2),
+                                           cfg(128, 128, 8, 2), cfg(128, 128, 8, 3)};
   std::vector<TimingCase> cases = {
       {"causal f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, sweep},
-      {"causal bf16 L=4096", DType::kBF16, 4, 32, 4096, 128, AttentionLayout::kCausal},
-      {"dense f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kDense},
+      {"causal bf16 L=4096", DType::kBF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, small},
+      {"dense f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kDense, 0, 0, small},
       {"causal bf16 L=16384", DType::kBF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
       {"causal f16 L=16384", DType::kF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, small, 3},
       {"sliding 1024+128 f16 L=16384",
@@ -465,6 +510,7 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
     TimingCase tc{absl::StrFormat("random blocks %.0f%% f16 L=4096", density * 100),
                   DType::kF16, 4, 32, 4096, 128, AttentionLayout::kDense};
     tc.random_density = density;
+    if (density < 0.2) tc.configs = small;  // the sparsest: fixed costs per query tile dominate
     cases.push_back(tc);
   }
   const char* quick = std::getenv("JITK_ATTN_TIMING_QUICK");

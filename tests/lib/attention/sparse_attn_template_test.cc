@@ -79,6 +79,8 @@ TEST(SparseAttnTemplateTest, ValidateShapeRejects) {
 
 TEST(SparseAttnTemplateTest, EngineSelection) {
   EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF16), Arch("sm_90")), attn::kEngineMma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kBF16), Arch("sm_90a")), attn::kEngineWgmma);
+  EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF32), Arch("sm_90a")), attn::kEngineFma);
   EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kBF16), Arch("sm_80")), attn::kEngineMma);
   EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF32), Arch("sm_90")), attn::kEngineFma);
   EXPECT_EQ(SparseAttnEngine(AttnShape(DType::kF16, 256), Arch("sm_90")), attn::kEngineFma);
@@ -92,7 +94,9 @@ TEST(SparseAttnTemplateTest, EngineSelection) {
 
 // The default must be valid for every arch, dtype, head dim and block size.
 TEST(SparseAttnTemplateTest, DefaultConfigAlwaysValid) {
-  for (const ArchInfo& arch : KnownArchs()) {
+  std::vector<ArchInfo> archs(KnownArchs().begin(), KnownArchs().end());
+  archs.push_back(Arch("sm_90a"));
+  for (const ArchInfo& arch : archs) {
     for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
       for (int d : {16, 32, 48, 64, 128, 192, 256}) {
         for (int64_t block : {16, 64, 128}) {
@@ -117,6 +121,12 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   // Phi-3-small's block 64 limits BLOCK_M.
   KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
   EXPECT_EQ(phi3.at("BLOCK_M"), 64);
+  // sm_90a: two warpgroups of 64 rows; one for sliding windows.
+  KernelConfig wgmma = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_90a"));
+  EXPECT_EQ(KernelConfigToString(wgmma), "BLOCK_M=128,BLOCK_N=128,STAGES=2,WAVES=8");
+  KernelConfig sliding = T().DefaultConfig(
+      AttnShape(DType::kF16, 128, int(AttentionLayout::kSlidingWindow)), Arch("sm_90a"));
+  EXPECT_EQ(KernelConfigToString(sliding), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=4");
 }
 
 TEST(SparseAttnTemplateTest, SearchSpaceHasTheTunables) {
@@ -158,6 +168,10 @@ TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
               StatusIs(code, "shared memory"));
   EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 32, 1), AttnShape(DType::kF32), sm90),
               StatusIs(code, "WAVES in [1, 16]"));
+  const ArchInfo sm90a = Arch("sm_90a");
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 8, 2), s, sm90a), IsOk());
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, sm90a), StatusIs(code, "warpgroups"));
+  EXPECT_THAT(T().ValidateConfig(cfg(64, 32, 4, 2), s, sm90a), StatusIs(code, "BLOCK_N 64 or 128"));
 }
 
 TEST(SparseAttnTemplateTest, NameExpression) {
