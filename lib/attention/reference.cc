@@ -1,5 +1,6 @@
 #include "lib/attention/reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -32,6 +33,41 @@ std::vector<uint8_t> BlockTable(const BlockMask& mask) {
 
 }  // namespace
 
+ReferenceRow ReferenceAttentionRow(absl::Span<const double> q, absl::Span<const double> k,
+                                   absl::Span<const double> v, double scale,
+                                   absl::FunctionRef<bool(int)> allowed) {
+  const size_t hd = q.size();
+  const int len_k = int(k.size() / hd);
+  constexpr double kNoKey = -std::numeric_limits<double>::infinity();
+  ReferenceRow row{std::vector<double>(hd, 0.0), std::vector<double>(hd, 0.0), kNoKey};
+  std::vector<double> scores(size_t(len_k), kNoKey);
+  double mx = kNoKey;
+  for (int j = 0; j < len_k; ++j) {
+    if (!allowed(j)) continue;
+    double s = 0;
+    for (size_t x = 0; x < hd; ++x) s += q[x] * k[size_t(j) * hd + x];
+    scores[size_t(j)] = s * scale;
+    mx = std::max(mx, scores[size_t(j)]);
+  }
+  if (mx == kNoKey) return row;
+  double sum = 0;
+  for (int j = 0; j < len_k; ++j) {
+    if (scores[size_t(j)] == kNoKey) continue;
+    const double p = std::exp(scores[size_t(j)] - mx);
+    sum += p;
+    for (size_t x = 0; x < hd; ++x) {
+      row.o[x] += p * v[size_t(j) * hd + x];
+      row.abs_o[x] += p * std::fabs(v[size_t(j) * hd + x]);
+    }
+  }
+  for (size_t x = 0; x < hd; ++x) {
+    row.o[x] /= sum;
+    row.abs_o[x] /= sum;
+  }
+  row.lse = mx + std::log(sum);
+  return row;
+}
+
 absl::StatusOr<ReferenceOutput> ReferenceSparseAttention(const AttentionDims& d, double scale,
                                                          const BlockMask& mask,
                                                          absl::Span<const double> q,
@@ -59,40 +95,23 @@ absl::StatusOr<ReferenceOutput> ReferenceSparseAttention(const AttentionDims& d,
   ReferenceOutput out;
   out.o.assign(nq, 0.0);
   out.lse.assign(size_t(d.batch) * d.heads_q * d.len_q, -std::numeric_limits<double>::infinity());
-  std::vector<double> scores(d.len_k);
-  std::vector<char> allowed(d.len_k);
   for (int b = 0; b < d.batch; ++b) {
     for (int h = 0; h < d.heads_q; ++h) {
-      const int hk = h / group;
-      const double* kb_base = k.data() + (size_t(b) * d.heads_kv + hk) * d.len_k * hd;
-      const double* vb_base = v.data() + (size_t(b) * d.heads_kv + hk) * d.len_k * hd;
+      const size_t kv = (size_t(b) * d.heads_kv + h / group) * d.len_k * hd;
+      const absl::Span<const double> kh = k.subspan(kv, size_t(d.len_k) * hd);
+      const absl::Span<const double> vh = v.subspan(kv, size_t(d.len_k) * hd);
       const size_t mrow0 =
           (size_t(mask.batch() == 1 ? 0 : b) * mask.heads() + (mask.heads() == 1 ? 0 : h)) * nqb;
       for (int i = 0; i < d.len_q; ++i) {
         const size_t qrow = (size_t(b) * d.heads_q + h) * d.len_q + i;
-        const double* qi = q.data() + qrow * hd;
         const uint8_t* kinds = table.data() + (mrow0 + i / bs) * nkb;
-        double mx = -std::numeric_limits<double>::infinity();
-        for (int j = 0; j < d.len_k; ++j) {
-          uint8_t kind = kinds[j / bs];
-          allowed[j] = kind == 2 || (kind == 1 && mask.element_mask().Allows(i, j));
-          if (!allowed[j]) continue;
-          double s = 0;
-          for (int x = 0; x < hd; ++x) s += qi[x] * kb_base[size_t(j) * hd + x];
-          scores[j] = s * scale;
-          mx = std::max(mx, scores[j]);
-        }
-        if (mx == -std::numeric_limits<double>::infinity()) continue;  // no key: zeros, -inf
-        double sum = 0;
-        double* oi = out.o.data() + qrow * hd;
-        for (int j = 0; j < d.len_k; ++j) {
-          if (!allowed[j]) continue;
-          double p = std::exp(scores[j] - mx);
-          sum += p;
-          for (int x = 0; x < hd; ++x) oi[x] += p * vb_base[size_t(j) * hd + x];
-        }
-        for (int x = 0; x < hd; ++x) oi[x] /= sum;
-        out.lse[qrow] = mx + std::log(sum);
+        ReferenceRow row = ReferenceAttentionRow(
+            q.subspan(qrow * hd, hd), kh, vh, scale, [&](int j) {
+              const uint8_t kind = kinds[j / bs];
+              return kind == 2 || (kind == 1 && mask.element_mask().Allows(i, j));
+            });
+        std::copy(row.o.begin(), row.o.end(), out.o.begin() + qrow * hd);
+        out.lse[qrow] = row.lse;
       }
     }
   }

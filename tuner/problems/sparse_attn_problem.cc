@@ -5,7 +5,8 @@
 // mask is built from it and uploaded as four input buffers. Q and K are
 // uniform in [-2, 2), V in [-1, 1), stored in the shape's dtype.
 //
-// Validation: the reference is fp64 from the stored inputs. Checking every
+// Validation: the reference is fp64 from the stored inputs, row by row
+// (lib/attention/reference.h's ReferenceAttentionRow). Checking every
 // row would cost as much as the attention itself on the CPU, so the output
 // is checked one head at a time (element_bytes = one head): in each head the
 // tuner hands over, 24 rows spread from the first to the last, against
@@ -23,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "jitk/block_mask.h"
+#include "lib/attention/reference.h"
 #include "lib/internal/status_macros.h"
 #include "tuner/problem.h"
 #include "tuner/problems/storage.h"
@@ -186,36 +188,15 @@ class SparseAttnInstance final : public ProblemInstance {
     const Tolerance tol = ToleranceFor(dtype_);
     const int rows = int(std::min<int64_t>(lq_, kRowsPerHead));
     const size_t d = static_cast<size_t>(d_);
-    std::vector<double> q(d), s(static_cast<size_t>(lk_)), o(d), mag(d);
+    std::vector<double> q(d);
     for (int r = 0; r < rows; ++r) {
       const int64_t row = rows == 1 ? 0 : r * (lq_ - 1) / (rows - 1);
       for (int64_t c = 0; c < d_; ++c) q[size_t(c)] = Stored(kQ, size_t((bh * lq_ + row) * d_ + c));
-      double max_s = -INFINITY;
-      for (int64_t j = 0; j < lk_; ++j) {
-        s[size_t(j)] = -INFINITY;
-        if (!mask_.Allows(b, h, row, j)) continue;
-        double dot = 0;
-        for (int64_t c = 0; c < d_; ++c) dot += q[size_t(c)] * k[size_t(j * d_ + c)];
-        s[size_t(j)] = dot * scale_;
-        max_s = std::max(max_s, s[size_t(j)]);
-      }
-      std::fill(o.begin(), o.end(), 0.0);
-      std::fill(mag.begin(), mag.end(), 0.0);
-      double sum = 0;
-      if (max_s > -INFINITY) {
-        for (int64_t j = 0; j < lk_; ++j) {
-          if (s[size_t(j)] == -INFINITY) continue;
-          const double p = std::exp(s[size_t(j)] - max_s);
-          sum += p;
-          for (int64_t c = 0; c < d_; ++c) {
-            o[size_t(c)] += p * v[size_t(j * d_ + c)];
-            mag[size_t(c)] += p * std::fabs(v[size_t(j * d_ + c)]);
-          }
-        }
-      }
+      const jitk::internal::ReferenceRow ref = jitk::internal::ReferenceAttentionRow(
+          q, k, v, scale_, [&](int j) { return mask_.Allows(b, h, row, j); });
       for (int64_t c = 0; c < d_; ++c) {
-        const double expected = sum > 0 ? o[size_t(c)] / sum : 0.0;
-        const double bound = tol.atol + tol.rtol * (sum > 0 ? mag[size_t(c)] / sum : 0.0);
+        const double expected = ref.o[size_t(c)];
+        const double bound = tol.atol + tol.rtol * ref.abs_o[size_t(c)];
         const double value = problems::LoadAs(dtype_, got + size_t(row * d_ + c) * elem_);
         const double error = std::fabs(value - expected) / bound;
         ++result.checked;
