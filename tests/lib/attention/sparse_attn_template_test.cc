@@ -121,9 +121,9 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   // Phi-3-small's block 64 limits BLOCK_M.
   KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
   EXPECT_EQ(phi3.at("BLOCK_M"), 64);
-  // sm_90a: two warpgroups of 64 rows; one for sliding windows.
+  // sm_90a: one warpgroup of 64 rows, double-buffered for sliding windows.
   KernelConfig wgmma = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_90a"));
-  EXPECT_EQ(KernelConfigToString(wgmma), "BLOCK_M=128,BLOCK_N=128,STAGES=2,WAVES=8");
+  EXPECT_EQ(KernelConfigToString(wgmma), "BLOCK_M=64,BLOCK_N=64,STAGES=1,WAVES=4");
   KernelConfig sliding = T().DefaultConfig(
       AttnShape(DType::kF16, 128, int(AttentionLayout::kSlidingWindow)), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(sliding), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=4");
