@@ -236,6 +236,12 @@ class SparseAttnTemplate final : public KernelTemplate {
           return fail("the wgmma engine needs whole warpgroups of 64 rows (BLOCK_M = 16 * WAVES, ",
                       "WAVES a multiple of 4) and BLOCK_N 64 or 128");
         }
+        // The swizzled copy: each thread steps a whole number of 8-row
+        // swizzle atoms through every tile.
+        if (const int64_t step = threads / (d / 8); step % 8 != 0 || bn % step != 0) {
+          return fail("the wgmma engine's copy needs WAVES * 32 / (d / 8) = ", step,
+                      " rows per step to be a multiple of 8 dividing BLOCK_N");
+        }
         break;
       case attn::kEngineMma:
         if (bm % (16 * waves) != 0 || bn % 16 != 0) {

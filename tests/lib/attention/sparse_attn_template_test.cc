@@ -172,6 +172,8 @@ TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
   EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 8, 2), s, sm90a), IsOk());
   EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, sm90a), StatusIs(code, "warpgroups"));
   EXPECT_THAT(T().ValidateConfig(cfg(64, 32, 4, 2), s, sm90a), StatusIs(code, "BLOCK_N 64 or 128"));
+  EXPECT_THAT(T().ValidateConfig(cfg(192, 64, 12, 2), Shape(s).Set("block", 192), sm90a),
+              StatusIs(code, "rows per step"));
 }
 
 TEST(SparseAttnTemplateTest, NameExpression) {
