@@ -8,7 +8,8 @@
 # Run from the repository root with the build folder at ./build:
 #   OUT=/path/to/out BUDGET=40,45s bash bench/device/tune_sparse_attn.sh
 # Writes under $OUT: sweep.json (`jitk-tune --json`), tune.log (progress),
-# sm_90.db (winners + code objects), summary.md (printed last).
+# tuned.db (winners + code objects; `jitk-db export` makes it shippable),
+# summary.md (printed last).
 set -uo pipefail
 BUILD=${BUILD:-build}
 OUT=${OUT:-$PWD/tune_sparse_attn_out}
@@ -17,7 +18,7 @@ mkdir -p "$OUT"
 export JITK_CACHE_DIR="$OUT/cache"  # never the user's cache
 start=$(date +%s.%N)
 "$BUILD/tuner/jitk-tune" --kernel sparse_attn --strategy exhaustive --budget "$BUDGET" \
-  --db "$OUT/sm_90.db" --json > "$OUT/sweep.json" 2> "$OUT/tune.log"
+  --db "$OUT/tuned.db" --json > "$OUT/sweep.json" 2> "$OUT/tune.log"
 echo "jitk-tune rc=$? wall_s=$(awk "BEGIN { print $(date +%s.%N) - $start }")" >> "$OUT/tune.log"
 
 python3 - "$OUT" <<'PY' | tee "$OUT/summary.md"
