@@ -16,8 +16,9 @@
 // (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
 //
 // ENGINE picks the matrix path (EngineKind): kEngineMma (sm_80+ f16/bf16),
-// kEngineWgmma (sm_90a f16/bf16), kEngineMfma (CDNA f16/bf16), kEngineFma
-// (fp32 storage, and the fallback).
+// kEngineWgmma (sm_90a f16/bf16; warp-specialized when WAVES has a producer
+// warpgroup beyond BLOCK_M / 16 warps), kEngineMfma (CDNA f16/bf16),
+// kEngineFma (fp32 storage, and the fallback).
 #pragma once
 
 #include "prelude.h"
@@ -27,6 +28,7 @@
 #include "sparse_attn_mma.h"
 #include "sparse_attn_params.h"
 #include "sparse_attn_wgmma.h"
+#include "sparse_attn_wgmma_ws.h"
 
 namespace jitk {
 namespace attn {
@@ -63,14 +65,6 @@ JITK_DEVICE void set_engine_shared(FmaEngine<BM, BN, W, S, D, T, MASK>& e, char*
   e.set_shared(smem);
 }
 
-template <typename T>
-JITK_DEVICE T* output_rows(const SparseAttnParams& p, int b, int h) {
-  return static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
-}
-JITK_DEVICE float* lse_rows(const SparseAttnParams& p, int b, int h) {
-  return p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
-}
-
 // Whether engine E reads wgmma's swizzled tiles (Sw128Offset) instead of
 // padded rows.
 template <typename E, typename = void>
@@ -88,7 +82,8 @@ JITK_DEVICE void load_tile(typename E::Elem* dst, const typename E::Elem* src, i
                            int start, int len) {
   typedef typename E::Elem T;
   if constexpr (Swizzled<E>::value) {
-    global_to_shared_sw128<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
+    global_to_shared_sw128<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len,
+                                                             int(threadIdx.x));
   } else {
     global_to_shared<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
   }
@@ -117,21 +112,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   const int b = int(blockIdx.z);
   const int hk = h / (p.heads_q / p.heads_kv);
 
-  const int mrow = b * p.mask_stride_b + h * p.mask_stride_h + q0 / p.block;
-  KvSchedule sched;
-  sched.block = p.block;
-  sched.block_n = BN;
-  sched.tiles_per_block = p.block / BN;
-  sched.partial = p.kv_indices + i64(mrow) * p.num_kv_blocks;
-  int n_partial = clamp_count(p.kv_num_blocks[mrow], p.num_kv_blocks);
-  sched.n_full = 0;
-  sched.full = sched.partial;
-  if (p.full_kv_num_blocks != nullptr) {
-    sched.full = p.full_kv_indices + i64(mrow) * p.num_kv_blocks;
-    sched.n_full = clamp_count(p.full_kv_num_blocks[mrow], p.num_kv_blocks);
-  }
-  sched.n_blocks = sched.n_full + n_partial;
-  sched.n_tiles = sched.n_blocks * sched.tiles_per_block;
+  const KvSchedule sched = query_schedule(p, q0, h, b, BN);
 
   if (sched.n_tiles == 0) {
     write_empty_rows<BM, D, kThreads, T>(output_rows<T>(p, b, h), p.o_stride_l,
@@ -196,8 +177,6 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
           int ENGINE>
 __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const SparseAttnParams p) {
-  typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
-                                      MASK>::type Engine;
   static_assert(STAGES >= 1, "STAGES must be at least 1");
   constexpr int kSmem = attn::SmemBytes(ENGINE, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
 #if JITK_HIP
@@ -206,8 +185,20 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
   static_assert(kSmem > 0, "shared memory layout");
   extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
 #endif
-  attn::attention_tile<Engine>(
-      p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
+#if JITK_ATTN_HAS_WGMMA
+  if constexpr (ENGINE == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(BLOCK_M, WAVES)) {
+    typedef attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
+    static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
+    attn::attention_tile_ws<Pipeline>(
+        p, smem, attn::smem_ptr(smem + kSmem - attn::WgmmaBarrierBytes(STAGES)));
+  } else
+#endif
+  {
+    typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
+                                        MASK>::type Engine;
+    attn::attention_tile<Engine>(
+        p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
+  }
 }
 
 }  // namespace jitk

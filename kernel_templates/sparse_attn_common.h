@@ -85,6 +85,28 @@ struct KvCursor {
 
 JITK_DEVICE int clamp_count(int n, int hi) { return n < 0 ? 0 : (n > hi ? hi : n); }
 
+// The key tiles of BLOCK_N keys that query rows from q0 of head h, batch b
+// visit, from the block mask's row for them.
+JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int h, int b,
+                                      int block_n) {
+  const int mrow = b * p.mask_stride_b + h * p.mask_stride_h + q0 / p.block;
+  KvSchedule sched;
+  sched.block = p.block;
+  sched.block_n = block_n;
+  sched.tiles_per_block = p.block / block_n;
+  sched.partial = p.kv_indices + i64(mrow) * p.num_kv_blocks;
+  const int n_partial = clamp_count(p.kv_num_blocks[mrow], p.num_kv_blocks);
+  sched.n_full = 0;
+  sched.full = sched.partial;
+  if (p.full_kv_num_blocks != nullptr) {
+    sched.full = p.full_kv_indices + i64(mrow) * p.num_kv_blocks;
+    sched.n_full = clamp_count(p.full_kv_num_blocks[mrow], p.num_kv_blocks);
+  }
+  sched.n_blocks = sched.n_full + n_partial;
+  sched.n_tiles = sched.n_blocks * sched.tiles_per_block;
+  return sched;
+}
+
 // Copies rows [start, start + ROWS) of a [len, HEAD_DIM] tensor (row stride
 // `stride` elements) into shared memory with padded rows. Rows outside
 // [0, len) become zeros, so indices from a bad mask never read out of bounds.
@@ -137,18 +159,20 @@ JITK_ATTN_HOST_DEVICE constexpr int Sw128Offset(int rows, int r, int chunk) {
   return (chunk >> 3) * rows * 128 + r * 128 + (((chunk & 7) ^ (r & 7)) << 4);
 }
 
-// global_to_shared into the Sw128Offset layout. Each thread copies one chunk
-// column of rows r0, r0 + kStep, ...; kStep is a multiple of 8, so the
-// swizzle is the same for all of them.
+// global_to_shared into the Sw128Offset layout by THREADS threads, this one
+// being `tid` of them. Each thread copies one chunk column of rows r0,
+// r0 + kStep, ...; kStep is a multiple of 8, so the swizzle is the same for
+// all of them.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
-JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int start, int len) {
+JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int start, int len,
+                                        int tid) {
   constexpr int kPerRow = HEAD_DIM / 8;
   constexpr int kStep = THREADS / kPerRow;
   static_assert(sizeof(T) == 2 && HEAD_DIM % 64 == 0, "64-column blocks of 16-bit elements");
   static_assert(THREADS % kPerRow == 0 && kStep % 8 == 0 && ROWS % kStep == 0,
                 "a whole number of 8-row steps per thread");
-  const int r0 = int(threadIdx.x) / kPerRow;
-  const int chunk = int(threadIdx.x) - r0 * kPerRow;
+  const int r0 = tid / kPerRow;
+  const int chunk = tid - r0 * kPerRow;
   const bool inside = start >= 0 && start + ROWS <= len;
   const i64 step = i64(kStep) * stride;
   const T* g = src + (i64(start) + r0) * stride + chunk * 8;
@@ -159,6 +183,15 @@ JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int st
     copy16_async(d + i * kStep * 128, valid ? g : src, valid);
     g += step;
   }
+}
+
+// Where the output rows and the LSE of head h, batch b start.
+template <typename T>
+JITK_DEVICE T* output_rows(const SparseAttnParams& p, int b, int h) {
+  return static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
+}
+JITK_DEVICE float* lse_rows(const SparseAttnParams& p, int b, int h) {
+  return p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
 }
 
 // Four consecutive elements as floats, and back.

@@ -64,14 +64,13 @@ JITK_DEVICE void mask_scores(float (&s)[NT][4], int row0, int col0, bool apply_m
   }
 }
 
-// Online softmax of S into running max m, sum l and output o (rescaled when
-// m moves); a quad of lanes shares each row. P leaves packed to 16 bits:
-// pk[nt][hr] holds row g + 8 hr, columns 2t, 2t + 1 of n-tile nt, which is
-// the A fragment of the P V product.
-template <typename T, int NT, int DT>
-JITK_DEVICE void online_softmax(const float (&s)[NT][4], float (&m)[2], float (&l)[2],
-                                float (&o)[DT][4], u32 (&pk)[NT][2], float scale_log2) {
-  float alpha[2];
+// Online softmax of S into running max m and sum l: S becomes P = 2^(S
+// scale_log2 - m) in place, and alpha[hr] is the factor O's row g + 8 hr
+// must be rescaled by (rescale_rows), 1 when m did not move. A quad of lanes
+// shares each row.
+template <int NT>
+JITK_DEVICE void softmax_scores(float (&s)[NT][4], float (&m)[2], float (&l)[2],
+                                float (&alpha)[2], float scale_log2) {
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
     float mx = neg_inf();
@@ -89,13 +88,27 @@ JITK_DEVICE void online_softmax(const float (&s)[NT][4], float (&m)[2], float (&
     float sum = 0.f;
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
-      float e0 = exp2_fast(fmaf(s[nt][2 * hr], scale_log2, -m_use));
-      float e1 = exp2_fast(fmaf(s[nt][2 * hr + 1], scale_log2, -m_use));
-      sum += e0 + e1;
-      pk[nt][hr] = pack2<T>(e0, e1);
+      s[nt][2 * hr] = exp2_fast(fmaf(s[nt][2 * hr], scale_log2, -m_use));
+      s[nt][2 * hr + 1] = exp2_fast(fmaf(s[nt][2 * hr + 1], scale_log2, -m_use));
+      sum += s[nt][2 * hr] + s[nt][2 * hr + 1];
     }
     l[hr] = l[hr] * alpha[hr] + sum;
   }
+}
+
+// P packed to 16 bits: pk[nt][hr] holds row g + 8 hr, columns 2t, 2t + 1 of
+// n-tile nt, which is the A fragment of the P V product.
+template <typename T, int NT>
+JITK_DEVICE void pack_probs(const float (&s)[NT][4], u32 (&pk)[NT][2]) {
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    pk[nt][0] = pack2<T>(s[nt][0], s[nt][1]);
+    pk[nt][1] = pack2<T>(s[nt][2], s[nt][3]);
+  }
+}
+
+template <int DT>
+JITK_DEVICE void rescale_rows(float (&o)[DT][4], const float (&alpha)[2]) {
   if (alpha[0] != 1.f || alpha[1] != 1.f) {
 #pragma unroll
     for (int dt = 0; dt < DT; ++dt) {
@@ -103,6 +116,16 @@ JITK_DEVICE void online_softmax(const float (&s)[NT][4], float (&m)[2], float (&
       for (int i = 0; i < 4; ++i) o[dt][i] *= alpha[i >> 1];
     }
   }
+}
+
+// The whole step: P packed, O rescaled.
+template <typename T, int NT, int DT>
+JITK_DEVICE void online_softmax(float (&s)[NT][4], float (&m)[2], float (&l)[2],
+                                float (&o)[DT][4], u32 (&pk)[NT][2], float scale_log2) {
+  float alpha[2];
+  softmax_scores(s, m, l, alpha, scale_log2);
+  pack_probs<T>(s, pk);
+  rescale_rows(o, alpha);
 }
 
 // O / l to global memory (rows from row0, this lane's first), and the LSE.

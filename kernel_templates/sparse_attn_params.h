@@ -53,6 +53,16 @@ JITK_ATTN_HOST_DEVICE constexpr int FmaThreadsPerRow(int head_dim) {
 // of keeping a second tile cursor in registers.
 constexpr int kTileSlotBytes = 8;
 
+// The wgmma engine runs warp-specialized when WAVES adds one warpgroup to
+// the BLOCK_M / 16 that compute: that warpgroup only copies, through
+// shared-memory barriers (mbarriers: Q, then per stage K full, V full and
+// empty), and the others overlap the softmax of one tile with the MMAs of
+// the next (sparse_attn_wgmma_ws.h).
+JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves) {
+  return waves == block_m / 16 + 4;
+}
+JITK_ATTN_HOST_DEVICE constexpr int WgmmaBarrierBytes(int stages) { return (1 + 3 * stages) * 8; }
+
 // Shared memory one block of the kernel needs, in bytes. The device code
 // static_asserts that its layout matches.
 JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block_n, int stages, int head_dim,
@@ -60,7 +70,8 @@ JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block
   // wgmma reads unpadded, swizzled rows.
   int row = (engine == kEngineWgmma ? head_dim : PaddedRow(head_dim, elem_bytes)) * elem_bytes;
   int kv = 2 * stages * block_n * row;
-  int slots = stages * kTileSlotBytes;
+  // The wgmma engine's barriers, or the tile slots of the others.
+  int slots = engine == kEngineWgmma ? WgmmaBarrierBytes(stages) : stages * kTileSlotBytes;
   if (engine == kEngineMfma) return kv + slots;  // Q goes straight to registers
   int q = block_m * row;
   if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4 + slots;  // + fp32 P tile

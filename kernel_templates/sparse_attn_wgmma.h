@@ -22,6 +22,27 @@
 namespace jitk {
 namespace attn {
 
+// Whether warpgroup `group` (rows q0 + 64 group ...) sees any key of the
+// tile at kv0: a warpgroup that sees none skips it (the wgmma is collective,
+// so the test is warpgroup-uniform). In a partial tile of a causal mask,
+// *partial is cleared when warp `warp`'s 16 rows see all of its keys.
+template <int MASK, int BLOCK_N>
+JITK_DEVICE bool wgmma_tile_visible(int group, int warp, int q0, int kv0,
+                                    const SparseAttnParams& p, bool* partial) {
+  if ((MASK != kMaskCausal && MASK != kMaskSlidingCausal) || !*partial) return true;
+  const int g_lo = q0 + group * 64, g_hi = g_lo + 63;
+  const int r_lo = q0 + warp * 16, r_hi = r_lo + 15;
+  const int k_lo = kv0, k_hi = kv0 + BLOCK_N - 1;
+  bool none = k_lo > g_hi;
+  bool all = k_hi <= r_lo;
+  if (MASK == kMaskSlidingCausal) {
+    none = none | ((g_lo - k_hi >= p.window) & (k_lo >= p.global_tokens));
+    all = all & ((r_hi - k_lo < p.window) | (k_hi < p.global_tokens));
+  }
+  if (all) *partial = false;
+  return !none;
+}
+
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
 struct WgmmaEngine {
   typedef T Elem;
@@ -74,22 +95,7 @@ struct WgmmaEngine {
   JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     const int group = warp / 4;
-    if ((MASK == kMaskCausal || MASK == kMaskSlidingCausal) && partial) {
-      // A warpgroup whose 64 rows see none of the keys skips the tile (the
-      // wgmma is collective: the test is warpgroup-uniform); a warp whose 16
-      // rows see all of them drops the element mask.
-      const int g_lo = q0 + group * 64, g_hi = g_lo + 63;
-      const int r_lo = q0 + warp * 16, r_hi = r_lo + 15;
-      const int k_lo = kv0, k_hi = kv0 + BLOCK_N - 1;
-      bool none = k_lo > g_hi;
-      bool all = k_hi <= r_lo;
-      if (MASK == kMaskSlidingCausal) {
-        none = none | ((g_lo - k_hi >= p.window) & (k_lo >= p.global_tokens));
-        all = all & ((r_hi - k_lo < p.window) | (k_hi < p.global_tokens));
-      }
-      if (none) return;
-      if (all) partial = false;
-    }
+    if (!wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, kv0, p, &partial)) return;
 
     // S = Q K^T. Step ks reads 16 columns of 64-column block ks / 4, which
     // start 32 (ks % 4) bytes into each swizzled row (the hardware applies

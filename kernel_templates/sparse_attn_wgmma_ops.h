@@ -11,7 +11,15 @@
 //                  (cp.async included) visible to wgmma's reads
 //   keep_registers(d)  stops the compiler from moving reads of accumulators
 //                  above wgmma_wait (the asm that writes them has returned
-//                  before the hardware has)
+//                  before the hardware has), or reusing the registers of a
+//                  register operand still being read
+//   mbar_init / mbar_arrive / mbar_wait(bar, parity)  shared-memory barriers
+//                  of the warp-specialized pipeline (one phase per use)
+//   cp_async_arrive(bar)  one arrival on bar once this thread's cp.async
+//                  copies so far have landed
+//   set_max_registers_{inc,dec}<N>  moves registers between warpgroups
+//   named_barrier_{sync,arrive}(id, threads)  a hardware barrier other than
+//                  block_sync's (id 0) among `threads` threads
 //
 // D's fragment is the m16n8k16 C layout per warp (warp w of the warpgroup
 // owns rows 16w..16w+15): d[j] holds columns 8j..8j+7.
@@ -38,6 +46,47 @@ JITK_DEVICE void wgmma_wait() {
 }
 JITK_DEVICE void async_proxy_fence() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+JITK_DEVICE void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+JITK_DEVICE void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+JITK_DEVICE void mbar_wait(u32 bar, u32 parity) {
+  u32 done;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p; }\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+JITK_DEVICE void cp_async_arrive(u32 bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+JITK_DEVICE void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+JITK_DEVICE void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+template <int N>
+JITK_DEVICE void set_max_registers_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+JITK_DEVICE void set_max_registers_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+template <int NT>
+JITK_DEVICE void keep_registers(u32 (&r)[NT][2]) {
+#pragma unroll
+  for (int j = 0; j < NT; ++j) asm volatile("" : "+r"(r[j][0]), "+r"(r[j][1])::"memory");
 }
 
 template <int NT>

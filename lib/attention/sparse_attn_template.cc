@@ -176,9 +176,10 @@ class SparseAttnTemplate final : public KernelTemplate {
   std::vector<TunableParam> SearchSpace(const Shape& shape, const ArchInfo& arch) const override {
     switch (SparseAttnEngine(shape, arch)) {
       case attn::kEngineWgmma:
+        // WAVES = BLOCK_M / 16 + 4: warp-specialized (a copying warpgroup).
         return {{"BLOCK_M", {64, 128}},
                 {"BLOCK_N", {64, 128}},
-                {"WAVES", {4, 8}},
+                {"WAVES", {4, 8, 12}},
                 {"STAGES", {1, 2, 3}}};
       case attn::kEngineMma:
         return {{"BLOCK_M", {16, 32, 64, 128, 256}},
@@ -231,18 +232,25 @@ class SparseAttnTemplate final : public KernelTemplate {
       return fail("WAVES * wave size = ", threads, " threads exceeds ", arch.max_threads_per_block);
     }
     switch (engine) {
-      case attn::kEngineWgmma:
-        if (waves % 4 != 0 || bm != 16 * waves || (bn != 64 && bn != 128)) {
+      case attn::kEngineWgmma: {
+        const bool specialized = attn::WgmmaWarpSpecialized(int(bm), int(waves));
+        if (bm % 64 != 0 || (bm != 16 * waves && !specialized) || (bn != 64 && bn != 128)) {
           return fail("the wgmma engine needs whole warpgroups of 64 rows (BLOCK_M = 16 * WAVES, ",
-                      "WAVES a multiple of 4) and BLOCK_N 64 or 128");
+                      "or 16 * (WAVES - 4) with a copying warpgroup) and BLOCK_N 64 or 128");
         }
-        // The swizzled copy: each thread steps a whole number of 8-row
-        // swizzle atoms through every tile.
-        if (const int64_t step = threads / (d / 8); step % 8 != 0 || bn % step != 0) {
-          return fail("the wgmma engine's copy needs WAVES * 32 / (d / 8) = ", step,
+        if (specialized && (bm > 128 || stages < 2)) {
+          return fail("the warp-specialized wgmma engine takes one or two computing warpgroups ",
+                      "(BLOCK_M 64 or 128) and STAGES >= 2 (a buffer is freed a tile late)");
+        }
+        // The swizzled copy: each copying thread steps a whole number of
+        // 8-row swizzle atoms through every tile.
+        const int64_t copiers = specialized ? 128 : threads;
+        if (const int64_t step = copiers / (d / 8); step % 8 != 0 || bn % step != 0) {
+          return fail("the wgmma engine's copy needs ", copiers, " / (d / 8) = ", step,
                       " rows per step to be a multiple of 8 dividing BLOCK_N");
         }
         break;
+      }
       case attn::kEngineMma:
         if (bm % (16 * waves) != 0 || bn % 16 != 0) {
           return fail("the mma engine needs BLOCK_M a multiple of 16 * WAVES and BLOCK_N of 16");

@@ -377,6 +377,25 @@ TEST(SparseAttnGpuTest, WgmmaEngineOnHopper) {
       }
     }
   }
+  // Warp-specialized (a copying warpgroup), every layout its tiles divide
+  // the mask blocks of: the stage ring wraps, masked diagonal tiles, bounds
+  // and sliding masks.
+  for (const KernelConfig& c : {cfg(128, 128, 12, 2), cfg(128, 64, 12, 3), cfg(64, 64, 8, 2),
+                                cfg(64, 128, 8, 2)}) {
+    for (int layout = 0; layout <= int(AttentionLayout::kCustom); ++layout) {
+      const bool block64 = layout >= int(AttentionLayout::kBigBird);
+      if (block64 && (c.at("BLOCK_M") > 64 || c.at("BLOCK_N") > 64)) continue;
+      for (int d : {64, 128}) {
+        const DType dtype = (layout + d / 64) % 2 ? DType::kF16 : DType::kBF16;
+        Case wc{AttentionLayout(layout), dtype, d, c, BaseProblem(dtype, d, index++)};
+        if (wc.layout == AttentionLayout::kStrided ||
+            wc.layout == AttentionLayout::kSlidingWindow) {
+          wc.problem.len_k = wc.problem.len_q;
+        }
+        cases.push_back(wc);
+      }
+    }
+  }
   RunCases(pool, device, cases);
 }
 
@@ -483,10 +502,13 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   const std::vector<KernelConfig> sweep = {
       cfg(128, 32, 4, 2), cfg(128, 64, 4, 2), cfg(128, 64, 4, 3),  cfg(128, 128, 4, 2),
       cfg(128, 128, 8, 2), cfg(128, 64, 8, 2), cfg(64, 64, 4, 2),  cfg(64, 32, 2, 2),
-      cfg(64, 64, 4, 3),   cfg(64, 128, 4, 2), cfg(128, 128, 8, 3)};
-  const std::vector<KernelConfig> small = {cfg(128, 32, 4, 2),  cfg(128, 64, 4, 2),
-                                           cfg(128, 128, 4, 2), cfg(64, 64, 4, 2),
-                                           cfg(128, 128, 8, 2), cfg(128, 128, 8, 3)};
+      cfg(64, 64, 4, 3),   cfg(64, 128, 4, 2), cfg(128, 128, 8, 3), cfg(64, 64, 4, 1),
+      cfg(128, 128, 12, 2), cfg(128, 128, 12, 3), cfg(128, 64, 12, 2), cfg(128, 64, 12, 3),
+      cfg(64, 128, 8, 2),  cfg(64, 64, 8, 3)};
+  const std::vector<KernelConfig> small = {
+      cfg(128, 32, 4, 2),   cfg(128, 64, 4, 2),   cfg(128, 128, 4, 2), cfg(64, 64, 4, 2),
+      cfg(128, 128, 8, 2),  cfg(64, 64, 4, 1),    cfg(128, 128, 12, 2), cfg(128, 128, 12, 3),
+      cfg(128, 64, 12, 2)};
   std::vector<TimingCase> cases = {
       {"causal f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, sweep},
       {"causal bf16 L=4096", DType::kBF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, small},

@@ -174,6 +174,11 @@ TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
   EXPECT_THAT(T().ValidateConfig(cfg(64, 32, 4, 2), s, sm90a), StatusIs(code, "BLOCK_N 64 or 128"));
   EXPECT_THAT(T().ValidateConfig(cfg(192, 64, 12, 2), Shape(s).Set("block", 192), sm90a),
               StatusIs(code, "rows per step"));
+  // A fourth warpgroup beyond BLOCK_M / 16 warps only copies.
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 128, 12, 2), s, sm90a), IsOk());
+  EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 8, 3), s, sm90a), IsOk());
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 128, 12, 1), s, sm90a), StatusIs(code, "STAGES >= 2"));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 16, 2), s, sm90a), StatusIs(code, "warpgroups"));
 }
 
 TEST(SparseAttnTemplateTest, NameExpression) {

@@ -1,0 +1,273 @@
+// sparse_attn_wgmma_ws.h — the wgmma engine, warp-specialized and pipelined
+// (sm_90a; WgmmaWarpSpecialized(BLOCK_M, WAVES)).
+//
+// BLOCK_M / 64 consumer warpgroups compute; one producer warpgroup copies Q
+// once and K / V tiles into STAGES buffers with cp.async, each copy landing
+// as an arrival on the buffer's "full" mbarrier (K and V apart: S = Q K^T
+// starts before V has landed). Consumers free a buffer on its "empty"
+// barrier once P V has read it, so no block-wide barrier is ever taken and
+// the two sides (and the consumer warpgroups among themselves) drift freely.
+//
+// Within a consumer warpgroup the tensor cores never wait for the softmax:
+//   issue S(t) = Q K(t);  issue O += P(t-1) V(t-1);
+//   wait S(t);  mask, softmax(S(t)) -> P(t), alpha    (P V still running)
+//   wait P V;  O *= alpha
+// so O is touched only between the two MMAs, and P(t-1) stays in its
+// registers until its MMA has read them.
+//
+// With two consumer warpgroups the producer gives up registers
+// (setmaxnreg) so that O, S(t) and P(t-1) of 64 rows by 128 keys fit.
+#pragma once
+
+#include "sparse_attn_common.h"
+#include "sparse_attn_mma.h"
+#include "sparse_attn_wgmma.h"
+#include "sparse_attn_wgmma_ops.h"
+
+#if JITK_ATTN_HAS_WGMMA
+
+namespace jitk {
+namespace attn {
+
+template <int BLOCK_M, int BLOCK_N, int STAGES, int HEAD_DIM, typename T, int MASK>
+struct WgmmaPipeline {
+  typedef T Elem;
+  static constexpr int kBlockM = BLOCK_M;
+  static constexpr int kBlockN = BLOCK_N;
+  static constexpr int kHeadDim = HEAD_DIM;
+  static constexpr int kGroups = BLOCK_M / 64;  // consumer warpgroups
+  static constexpr int kConsumers = kGroups * 128;
+  static constexpr int kThreads = kConsumers + 128;
+  static constexpr int kTile = BLOCK_N * HEAD_DIM;  // elements of one K (or V) tile
+  static constexpr int kNT = BLOCK_N / 8;
+  static constexpr int kDT = HEAD_DIM / 8;
+  static constexpr int kKS = HEAD_DIM / 16;
+  static constexpr int kPS = BLOCK_N / 16;
+  static constexpr u32 kAtomBytes = 1024;
+  static constexpr u32 kVColumnBlock = BLOCK_N * 128;
+  // Registers per thread after the hand-over: the producer keeps what its
+  // copy loop needs without spilling (at 24 it spills and the H200 hangs in
+  // the consumers' setmaxnreg.inc), the consumers share the rest (multiples
+  // of 8).
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = (65536 / 128 - kProducerRegs) / kGroups / 8 * 8;
+  static_assert(sizeof(T) == 2, "the wgmma engine takes f16 or bf16 storage");
+  static_assert(BLOCK_M == 64 || BLOCK_M == 128, "one or two consumer warpgroups");
+  static_assert(BLOCK_N == 64 || BLOCK_N == 128, "BLOCK_N must be 64 or 128");
+  static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "HEAD_DIM must be 64 or 128");
+  static_assert(STAGES >= 2, "a buffer is freed one tile after its S = Q K^T: STAGES >= 2");
+
+  // Barrier addresses: Q, then K full, V full and empty per stage.
+  u32 bars;
+  JITK_DEVICE u32 q_full() const { return bars; }
+  JITK_DEVICE u32 k_full(int s) const { return bars + 8 * (1 + s); }
+  JITK_DEVICE u32 v_full(int s) const { return bars + 8 * (1 + STAGES + s); }
+  JITK_DEVICE u32 empty(int s) const { return bars + 8 * (1 + 2 * STAGES + s); }
+
+  JITK_DEVICE void init_barriers() {
+    mbar_init(q_full(), 128);
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(k_full(s), 128);
+      mbar_init(v_full(s), 128);
+      mbar_init(empty(s), kGroups * 4);  // one arrival per consumer warp
+    }
+  }
+
+  // The producer warpgroup: Q, then every key tile into the stage ring.
+  JITK_DEVICE void produce(const T* qg, i64 q_stride, const T* kg, i64 k_stride, const T* vg,
+                           i64 v_stride, T* sq, T* skv, int q0, const KvSchedule& sched,
+                           const SparseAttnParams& p) {
+    const int tid = int(threadIdx.x) - kConsumers;
+    global_to_shared_sw128<BLOCK_M, HEAD_DIM, 128, T>(sq, qg, q_stride, q0, p.len_q, tid);
+    cp_async_arrive(q_full());
+    KvCursor fill;
+    fill.seek(sched, 0);
+    for (int t = 0; t < sched.n_tiles; ++t) {
+      const int s = t % STAGES;
+      if (t >= STAGES) mbar_wait(empty(s), u32(t / STAGES + 1) & 1u);
+      T* k = skv + s * 2 * kTile;
+      global_to_shared_sw128<BLOCK_N, HEAD_DIM, 128, T>(k, kg, k_stride, fill.start, p.len_k, tid);
+      cp_async_arrive(k_full(s));
+      global_to_shared_sw128<BLOCK_N, HEAD_DIM, 128, T>(k + kTile, vg, v_stride, fill.start,
+                                                        p.len_k, tid);
+      cp_async_arrive(v_full(s));
+      fill.advance(sched);
+    }
+    cp_async_commit();
+    cp_async_wait<0>();
+  }
+
+  // A consumer warpgroup's rows; returns with O, m and l final.
+  float o[kDT][4];
+  float m[2];
+  float l[2];
+
+  JITK_DEVICE void consume(const T* sq, const T* skv, int q0, const KvSchedule& sched,
+                           const SparseAttnParams& p) {
+    const int warp = int(threadIdx.x) / 32;
+    const int lane = int(threadIdx.x) % 32;
+    const int group = warp / 4;
+#pragma unroll
+    for (int dt = 0; dt < kDT; ++dt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) o[dt][i] = 0.f;
+    }
+    m[0] = m[1] = neg_inf();
+    l[0] = l[1] = 0.f;
+
+    const u32 q_base = smem_ptr(sq) + group * 64 * 128;
+    const u32 kv_base = smem_ptr(skv);
+    float sc[kNT][4];
+    u32 pk[kNT][2];
+    float alpha[2];
+
+    mbar_wait(q_full(), 0);
+    KvCursor cur;
+    cur.seek(sched, 0);
+    if (kPingPong && group == 1) named_barrier_arrive(kTurnBarrier, 256);  // group 0 first
+    take_turn(group);
+    scores(sc, q_base, kv_base, 0);
+    pass_turn(group, sched.n_tiles == 1);
+    wgmma_wait<0>();
+    keep_registers(sc);
+    softmax(sc, alpha, q0, group, warp, lane, cur, p);
+    pack_probs<T>(sc, pk);
+    for (int t = 1; t < sched.n_tiles; ++t) {
+      cur.advance(sched);
+      take_turn(group);
+      scores(sc, q_base, kv_base, t);
+      rescale_rows(o, alpha);  // while S = Q K^T runs
+      accumulate(pk, kv_base, t - 1);
+      pass_turn(group, t == sched.n_tiles - 1);
+      wgmma_wait<1>();
+      keep_registers(sc);
+      softmax(sc, alpha, q0, group, warp, lane, cur, p);  // while P V runs
+      wgmma_wait<0>();
+      keep_registers(o);
+      keep_registers(pk);
+      release((t - 1) % STAGES, lane);
+      pack_probs<T>(sc, pk);
+    }
+    rescale_rows(o, alpha);
+    accumulate(pk, kv_base, sched.n_tiles - 1);
+    wgmma_wait<0>();
+    keep_registers(o);
+  }
+
+  // Two consumer warpgroups take turns issuing their MMAs (named barriers
+  // kTurnBarrier + group), so that one's softmax runs while the other's MMAs
+  // do. Group 1 starts with one arrival for group 0 and skips its last pass,
+  // which leaves both barriers balanced.
+  static constexpr bool kPingPong = kGroups == 2;
+  static constexpr int kTurnBarrier = 1;  // and 2; 0 is block_sync's
+  JITK_DEVICE void take_turn(int group) {
+    if (kPingPong) named_barrier_sync(kTurnBarrier + group, 256);
+  }
+  JITK_DEVICE void pass_turn(int group, bool last) {
+    if (kPingPong && !(group == 1 && last)) named_barrier_arrive(kTurnBarrier + 1 - group, 256);
+  }
+
+  // S = Q K^T for tile t, K waited for first. Step ks reads 16 columns of
+  // 64-column block ks / 4, which start 32 (ks % 4) bytes into each
+  // swizzled row.
+  JITK_DEVICE void scores(float (&sc)[kNT][4], u32 q_base, u32 kv_base, int t) {
+    const int s = t % STAGES;
+    mbar_wait(k_full(s), u32(t / STAGES) & 1u);
+    async_proxy_fence();
+    // Descriptors step by the byte offset / 16 in their low bits.
+    const u64 q_desc = smem_desc_sw128(q_base, 16, kAtomBytes);
+    const u64 k_desc = smem_desc_sw128(kv_base + s * 2 * kTile * 2, 16, kAtomBytes);
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < kKS; ++ks) {
+      wgmma_ss<BLOCK_N, T>(sc, q_desc + ((ks / 4) * BLOCK_M * 128 + (ks % 4) * 32) / 16,
+                           k_desc + ((ks / 4) * BLOCK_N * 128 + (ks % 4) * 32) / 16, ks > 0);
+    }
+    wgmma_commit();
+  }
+
+  // Mask (bounds, and the element mask in partial tiles) and softmax of the
+  // tile at cur. A tile none of this warpgroup's rows sees (a causal
+  // diagonal) is computed anyway and masked to P = 0: skipping it would put
+  // a branch between the MMAs, which ptxas then serializes.
+  JITK_DEVICE void softmax(float (&sc)[kNT][4], float (&alpha)[2], int q0, int group, int warp,
+                           int lane, const KvCursor& cur, const SparseAttnParams& p) {
+    const int kv0 = cur.start;
+    bool partial = cur.partial;
+    wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, kv0, p, &partial);
+    const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
+    const bool apply_mod = MASK != kMaskNone && partial;
+    if (bounds || apply_mod) {
+      mask_scores<MASK>(sc, q0 + warp * 16 + (lane >> 2), kv0 + (lane & 3) * 2, apply_mod, p);
+    }
+    softmax_scores(sc, m, l, alpha, p.scale_log2);
+  }
+
+  // O += P V for tile t, V waited for first.
+  JITK_DEVICE void accumulate(const u32 (&pk)[kNT][2], u32 kv_base, int t) {
+    const int s = t % STAGES;
+    mbar_wait(v_full(s), u32(t / STAGES) & 1u);
+    async_proxy_fence();
+    const u64 v_desc =
+        smem_desc_sw128(kv_base + (s * 2 + 1) * kTile * 2, kVColumnBlock, kAtomBytes);
+    wgmma_fence();
+#pragma unroll
+    for (int ps = 0; ps < kPS; ++ps) {
+      const u32 pa[4] = {pk[2 * ps][0], pk[2 * ps][1], pk[2 * ps + 1][0], pk[2 * ps + 1][1]};
+      wgmma_rs<HEAD_DIM, T>(o, pa, v_desc + ps * 2 * kAtomBytes / 16, true);
+    }
+    wgmma_commit();
+  }
+
+  // Frees stage s once its P V has read V (its S = Q K^T is long done):
+  // one arrival per consumer warp.
+  JITK_DEVICE void release(int s, int lane) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(empty(s));
+  }
+};
+
+// One query tile, warp-specialized.
+template <typename E>
+JITK_DEVICE void attention_tile_ws(const SparseAttnParams& p, char* smem, u32 bars) {
+  typedef typename E::Elem T;
+  constexpr int BM = E::kBlockM;
+  constexpr int D = E::kHeadDim;
+  const int num_q_tiles = (p.len_q + BM - 1) / BM;
+  const int q0 = (num_q_tiles - 1 - int(blockIdx.x)) * BM;
+  const int h = int(blockIdx.y);
+  const int b = int(blockIdx.z);
+  const int hk = h / (p.heads_q / p.heads_kv);
+  const KvSchedule sched = query_schedule(p, q0, h, b, E::kBlockN);
+  if (sched.n_tiles == 0) {
+    write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, b, h), p.o_stride_l,
+                                            lse_rows(p, b, h), q0, p.len_q);
+    return;
+  }
+
+  E pipe;
+  pipe.bars = bars;
+  if (threadIdx.x == 0) pipe.init_barriers();
+  block_sync();
+
+  T* sq = reinterpret_cast<T*>(smem);
+  T* skv = sq + BM * D;
+  if (int(threadIdx.x) >= E::kConsumers) {
+    if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
+    pipe.produce(static_cast<const T*>(p.q) + b * p.q_stride_b + h * p.q_stride_h, p.q_stride_l,
+                 static_cast<const T*>(p.k) + b * p.k_stride_b + hk * p.k_stride_h, p.k_stride_l,
+                 static_cast<const T*>(p.v) + b * p.v_stride_b + hk * p.v_stride_h, p.v_stride_l,
+                 sq, skv, q0, sched, p);
+    return;
+  }
+  if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();
+  pipe.consume(sq, skv, q0, sched, p);
+  store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h),
+                q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
+                int(threadIdx.x) % 32);
+}
+
+}  // namespace attn
+}  // namespace jitk
+
+#endif  // JITK_ATTN_HAS_WGMMA
