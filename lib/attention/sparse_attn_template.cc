@@ -70,14 +70,14 @@ int RegisterBudget(const ArchInfo& arch) {
 std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchInfo& arch) {
   switch (engine) {
     case attn::kEngineWgmma:
-      // H200 sweeps (bench/results/2026-12-02-h200-wgmma/): one warpgroup
-      // of 64 rows with 64-key tiles. Unbuffered, it fits three blocks per
-      // SM, whose softmax and MMA phases overlap each other; sliding
-      // windows, whose rows visit few tiles, want the copy ahead instead.
-      if (IsSlidingMask(MaskKindOf(shape))) {
-        return {{64, 64, 4, 2}, {64, 64, 4, 1}, {128, 128, 8, 2}};
-      }
-      return {{64, 64, 4, 1}, {128, 128, 8, 2}, {64, 64, 4, 2}};
+      // H200 sweeps (bench/results/2026-12-03-h200-wgmma-ws/): the
+      // warp-specialized engine with two computing warpgroups and three
+      // stages; 64-key tiles for sliding windows, whose element mask makes
+      // 128-key tiles spill. Where 128-row tiles do not divide the mask
+      // blocks, one warpgroup of 64 rows, unbuffered (three blocks per SM
+      // overlap each other's softmax and MMAs).
+      if (IsSlidingMask(MaskKindOf(shape))) return {{128, 64, 12, 3}, {64, 64, 4, 2}};
+      return {{128, 128, 12, 3}, {64, 64, 4, 1}, {64, 64, 4, 2}};
     case attn::kEngineMma:
       // 128x32 with 4 warps of 32 rows (two m-tiles, Q re-read from shared
       // memory): 68 KiB of shared memory, two blocks per SM, no spills. A

@@ -508,7 +508,7 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   const std::vector<KernelConfig> small = {
       cfg(128, 32, 4, 2),   cfg(128, 64, 4, 2),   cfg(128, 128, 4, 2), cfg(64, 64, 4, 2),
       cfg(128, 128, 8, 2),  cfg(64, 64, 4, 1),    cfg(128, 128, 12, 2), cfg(128, 128, 12, 3),
-      cfg(128, 64, 12, 2)};
+      cfg(128, 64, 12, 3)};
   std::vector<TimingCase> cases = {
       {"causal f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, sweep},
       {"causal bf16 L=4096", DType::kBF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, small},
