@@ -1,6 +1,7 @@
 #include "tuner/candidate_compiler.h"
 
 #include <chrono>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +17,7 @@ CandidateCompiler::CandidateCompiler(const jitk::internal::KernelTemplate& kerne
                                      ResultStore* store)
     : template_(kernel_template),
       shape_(std::move(shape)),
+      default_config_(kernel_template.DefaultConfig(shape_, arch)),
       target_(std::move(target)),
       arch_(arch),
       backend_(backend),
@@ -167,7 +169,12 @@ Prepared CandidateCompiler::Prepare(const KernelConfig& config) const {
   per_block.lds_bytes += dynamic_lds;
   result.occupancy = EstimateOccupancy(per_block, threads, arch_).fraction();
 
-  if (absl::Status fits = CheckResources(result.resources, threads, dynamic_lds, arch_, prune_);
+  PruneOptions limits = prune_;
+  if (config == default_config_) {
+    limits.max_spills = std::numeric_limits<int>::max();
+    limits.max_scratch_bytes = std::numeric_limits<int>::max();
+  }
+  if (absl::Status fits = CheckResources(result.resources, threads, dynamic_lds, arch_, limits);
       !fits.ok()) {
     result.outcome = Outcome::kOutOfResources;
     result.message = std::string(fits.message());

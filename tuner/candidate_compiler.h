@@ -36,7 +36,10 @@ class CandidateCompiler {
   // `placeholder_args` are launch arguments of the right kinds (pointers
   // need not be dereferenceable) used to ask the template for the block
   // size; nullopt when the kernel has no Problem (then the block size comes
-  // from the code object's launch bounds when known).
+  // from the code object's launch bounds when known). The template's default
+  // config is exempt from the spill and scratch limits of `prune`: it is
+  // what runs untuned, so it is always timed (the speed-up is over it, and
+  // it may win).
   CandidateCompiler(const jitk::internal::KernelTemplate& kernel_template, Shape shape,
                     Target target, ArchInfo arch, jitk::internal::Backend& backend,
                     std::optional<LaunchArgs> placeholder_args, PruneOptions prune,
@@ -57,6 +60,7 @@ class CandidateCompiler {
 
   const jitk::internal::KernelTemplate& template_;
   Shape shape_;
+  KernelConfig default_config_;
   Target target_;
   ArchInfo arch_;
   jitk::internal::Backend& backend_;

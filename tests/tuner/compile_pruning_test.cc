@@ -57,6 +57,36 @@ TEST(CompilePruningTest, Sm90SpillingConfigurationsArePrunedByPtxasReports) {
   EXPECT_GT(fits.result.compile_ms, 0);
 }
 
+// The default config is what runs untuned: it is timed even when it spills
+// (sparse_attn's warp-specialized default on sm_90a at d=128), while another
+// config that spills is pruned.
+TEST(CompilePruningTest, TheDefaultIsNeverPrunedForSpills) {
+  COMPILER_OR_SKIP(cuda, "sm_90a");
+  const jitk::internal::KernelTemplate& t = **jitk::internal::FindKernelTemplate("sparse_attn");
+  const Shape shape = Shape(DType::kF16)
+                          .Set("b", 1)
+                          .Set("hq", 4)
+                          .Set("hkv", 4)
+                          .Set("lq", 1024)
+                          .Set("lk", 1024)
+                          .Set("d", 128)
+                          .Set("layout", 1);
+  const ArchInfo arch = *LookupArch("sm_90a");
+  CandidateCompiler compiler(t, shape, *ParseTarget("sm_90a"), arch, *cuda, std::nullopt, {});
+  const KernelConfig default_config = t.DefaultConfig(shape, arch);
+  Prepared d = compiler.Prepare(default_config);
+  EXPECT_EQ(d.result.outcome, Outcome::kCompiledOnly) << d.result.message;
+  const KernelConfig other = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 2}};
+  ASSERT_NE(other, default_config);
+  Prepared o = compiler.Prepare(other);
+  if (o.result.resources.spills == 0) {
+    GTEST_SKIP() << "this NVRTC does not spill " << KernelConfigToString(other);
+  }
+  if (d.result.resources.spills == 0) GTEST_SKIP() << "the default no longer spills";
+  EXPECT_EQ(o.result.outcome, Outcome::kOutOfResources);
+  EXPECT_THAT(o.result.message, HasSubstr("spills"));
+}
+
 TEST(CompilePruningTest, Gfx90aOccupancyFloorUsesComgrRegisterCounts) {
   COMPILER_OR_SKIP(hip, "gfx90a");
   const Shape shape = Shape(DType::kF32).Set("n", 1 << 20);
