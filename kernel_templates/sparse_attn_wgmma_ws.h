@@ -9,14 +9,16 @@
 // the two sides (and the consumer warpgroups among themselves) drift freely.
 //
 // Within a consumer warpgroup the tensor cores never wait for the softmax:
-//   issue S(t) = Q K(t);  issue O += P(t-1) V(t-1);
-//   wait S(t);  mask, softmax(S(t)) -> P(t), alpha    (P V still running)
-//   wait P V;  O *= alpha
-// so O is touched only between the two MMAs, and P(t-1) stays in its
-// registers until its MMA has read them.
+//   issue S(t) = Q K(t);  O *= alpha(t-1);  issue O += P(t-1) V(t-1);
+//   wait S(t);  mask, softmax S(t) -> alpha(t)      (P V still running)
+//   wait P V;  free the stage;  pack P(t)
+// so O is touched only while no MMA writes it, and P(t-1) keeps its
+// registers until its MMA has read them (packing P(t) earlier would let
+// ptxas reuse them, and it then serializes the MMAs).
 //
 // With two consumer warpgroups the producer gives up registers
-// (setmaxnreg) so that O, S(t) and P(t-1) of 64 rows by 128 keys fit.
+// (setmaxnreg) so that O, S(t) and P(t-1) of 64 rows by 128 keys fit, and
+// the two take turns issuing their MMAs (ping-pong).
 #pragma once
 
 #include "sparse_attn_common.h"

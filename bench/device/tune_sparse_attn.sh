@@ -8,8 +8,8 @@
 # Run from the repository root with the build folder at ./build:
 #   OUT=/path/to/out BUDGET=40,45s bash bench/device/tune_sparse_attn.sh
 # Writes under $OUT: sweep.json (`jitk-tune --json`), tune.log (progress),
-# tuned.db (winners + code objects; `jitk-db export` makes it shippable),
-# summary.md (printed last).
+# tuned.db (winners + code objects), tuned.json (its tuning rows exported for
+# cache/shipped/<cluster>/<arch>.json), summary.md (printed last).
 set -uo pipefail
 BUILD=${BUILD:-build}
 OUT=${OUT:-$PWD/tune_sparse_attn_out}
@@ -20,6 +20,8 @@ start=$(date +%s.%N)
 "$BUILD/tuner/jitk-tune" --kernel sparse_attn --strategy exhaustive --budget "$BUDGET" \
   --db "$OUT/tuned.db" --json > "$OUT/sweep.json" 2> "$OUT/tune.log"
 echo "jitk-tune rc=$? wall_s=$(awk "BEGIN { print $(date +%s.%N) - $start }")" >> "$OUT/tune.log"
+"$BUILD/cache/jitk-db" export "$OUT/tuned.db" "$OUT/tuned.json" --format json --tuning-only \
+  >> "$OUT/tune.log" 2>&1
 
 python3 - "$OUT" <<'PY' | tee "$OUT/summary.md"
 import json, sys
