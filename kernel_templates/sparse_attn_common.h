@@ -37,8 +37,12 @@ struct KvSchedule {
   int n_tiles;
   int block;
   int block_n;
+  int num_blocks;  // key blocks of the keys: valid indices are [0, num_blocks)
 
-  // First key of the bi-th listed block; sets *is_partial.
+  // First key of the bi-th listed block; sets *is_partial. An index outside
+  // [0, num_blocks) (a mask that was never validated, e.g. from torch) reads
+  // as the block just past the keys: zeros, masked as out of bounds, and no
+  // index * block overflow.
   JITK_DEVICE int block_start(int bi, bool* is_partial) const {
     int index;
     if (bi < n_full) {
@@ -48,6 +52,7 @@ struct KvSchedule {
       index = partial[bi - n_full];
       *is_partial = true;
     }
+    if (unsigned(index) >= unsigned(num_blocks)) index = num_blocks;
     return index * block;
   }
 
@@ -93,6 +98,7 @@ JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int h, 
   KvSchedule sched;
   sched.block = p.block;
   sched.block_n = block_n;
+  sched.num_blocks = p.num_kv_blocks;
   sched.tiles_per_block = p.block / block_n;
   sched.partial = p.kv_indices + i64(mrow) * p.num_kv_blocks;
   const int n_partial = clamp_count(p.kv_num_blocks[mrow], p.num_kv_blocks);

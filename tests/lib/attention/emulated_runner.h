@@ -31,8 +31,17 @@ struct EmulatedRun {
   float scale = 0;  // 0: the kernel's default 1/sqrt(d)
 };
 
+// Block lists the kernel reads instead of the mask's own (one partial list
+// per query block, as torch could pass them unvalidated); the result must
+// still match `mask`.
+struct RawBlockLists {
+  std::vector<int32_t> kv_num_blocks;
+  std::vector<int32_t> kv_indices;
+};
+
 template <typename Params>
-void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask& mask) {
+void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask& mask,
+                 const RawBlockLists* raw = nullptr) {
   const Problem& p = run.problem;
   absl::StatusOr<ArchInfo> arch = LookupArch(run.arch);
   ASSERT_TRUE(arch.ok()) << arch.status();
@@ -58,9 +67,9 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
   AddStrides("k", k, args);
   AddStrides("v", v, args);
   AddStrides("o", o, args);
-  args.Ptr("kv_num_blocks", mask.kv_num_blocks().data())
-      .Ptr("kv_indices", mask.kv_indices().data());
-  if (!mask.full_kv_num_blocks().empty()) {
+  args.Ptr("kv_num_blocks", raw ? raw->kv_num_blocks.data() : mask.kv_num_blocks().data())
+      .Ptr("kv_indices", raw ? raw->kv_indices.data() : mask.kv_indices().data());
+  if (!raw && !mask.full_kv_num_blocks().empty()) {
     args.Ptr("full_kv_num_blocks", mask.full_kv_num_blocks().data())
         .Ptr("full_kv_indices", mask.full_kv_indices().data());
   }

@@ -135,6 +135,33 @@ TEST(EmulatedWave32Test, FmaF32CustomWithEmptyQueryBlock) {
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 16, float, 1, 0>, run, *mask);
 }
 
+// Block lists straight from torch are not validated: an index past the key
+// blocks, one whose index * block wraps to 0 (it would count block 0 twice)
+// and one whose index * block + BLOCK_N overflows are read as masked keys
+// (the result is that of the valid entries alone), never out of bounds.
+TEST(EmulatedWave32Test, MmaF16OutOfRangeBlockIndicesAreMasked) {
+  const int len = 96, block = 32, n = 3;
+  std::vector<int32_t> counts(n, 2), indices(n * n, 0);
+  for (int qb = 0; qb < n; ++qb) {
+    indices[qb * n + 0] = 0;
+    indices[qb * n + 1] = 2;
+  }
+  absl::StatusOr<BlockMask> mask = BlockMask::FromIndices(1, 1, len, len, block, counts, indices,
+                                                          {}, {}, ElementMask{MaskMod::kNone, 0, 0});
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  RawBlockLists raw{std::vector<int32_t>(n, 3), std::vector<int32_t>(n * n, 0)};
+  const int32_t bad[n] = {n, 1 << 27, 67108863};  // * 32: 2^32 = 0, and 2^31 - 32
+  for (int qb = 0; qb < n; ++qb) {
+    raw.kv_indices[qb * n + 0] = 0;
+    raw.kv_indices[qb * n + 1] = bad[qb];
+    raw.kv_indices[qb * n + 2] = 2;
+  }
+  EmulatedRun run{Make(DType::kF16, 1, 1, len, len, 32), Config(32, 32, 2, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<32, 32, 2, 2, 32, jitk::f16, 0, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 32, 2, 2, 32, jitk_emu32::f16, 0, 1>, run, *mask,
+                 &raw);
+}
+
 TEST(EmulatedWave32Test, FmaBf16RdnaFallbackCausal) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(50, 50, 32);
   ASSERT_TRUE(mask.ok()) << mask.status();
