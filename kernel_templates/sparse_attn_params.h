@@ -63,6 +63,16 @@ JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves
 }
 JITK_ATTN_HOST_DEVICE constexpr int WgmmaBarrierBytes(int stages) { return (1 + 3 * stages) * 8; }
 
+// Registers per thread of the warp-specialized engine after setmaxnreg: the
+// copying warpgroup keeps kWgmmaCopyRegisters (its loop fits without
+// spilling), the computing ones share the rest of the 64 Ki, in multiples of
+// 8. One computing warpgroup needs no hand-over: it has the 255 of a block
+// of 256 threads.
+constexpr int kWgmmaCopyRegisters = 40;
+JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m) {
+  return block_m > 64 ? (65536 / 128 - kWgmmaCopyRegisters) / (block_m / 64) / 8 * 8 : 255;
+}
+
 // Shared memory one block of the kernel needs, in bytes. The device code
 // static_asserts that its layout matches.
 JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block_n, int stages, int head_dim,

@@ -47,12 +47,11 @@ struct WgmmaPipeline {
   static constexpr int kPS = BLOCK_N / 16;
   static constexpr u32 kAtomBytes = 1024;
   static constexpr u32 kVColumnBlock = BLOCK_N * 128;
-  // Registers per thread after the hand-over: the producer keeps what its
-  // copy loop needs without spilling (at 24 it spills and the H200 hangs in
-  // the consumers' setmaxnreg.inc), the consumers share the rest (multiples
-  // of 8).
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = (65536 / 128 - kProducerRegs) / kGroups / 8 * 8;
+  // Registers per thread after the hand-over (WgmmaComputeRegisters). With
+  // 24 for the producer its copy loop spilled and the H200 hung with a
+  // consumer warpgroup that never reached a barrier.
+  static constexpr int kProducerRegs = kWgmmaCopyRegisters;
+  static constexpr int kConsumerRegs = WgmmaComputeRegisters(BLOCK_M);
   static_assert(sizeof(T) == 2, "the wgmma engine takes f16 or bf16 storage");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128, "one or two consumer warpgroups");
   static_assert(BLOCK_N == 64 || BLOCK_N == 128, "BLOCK_N must be 64 or 128");

@@ -286,8 +286,12 @@ class SparseAttnTemplate final : public KernelTemplate {
                   arch.lds_bytes_per_block, " a block may use");
     }
     const int regs = SparseAttnRegisterEstimate(config, shape, arch);
-    if (regs > RegisterBudget(arch)) {
-      return fail("needs about ", regs, " registers per thread, more than ", RegisterBudget(arch),
+    const int budget = engine == attn::kEngineWgmma &&
+                               attn::WgmmaWarpSpecialized(int(bm), int(waves))
+                           ? attn::WgmmaComputeRegisters(int(bm))
+                           : RegisterBudget(arch);
+    if (regs > budget) {
+      return fail("needs about ", regs, " registers per thread, more than ", budget,
                   " (would spill)");
     }
     return absl::OkStatus();
