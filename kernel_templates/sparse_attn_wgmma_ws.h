@@ -8,10 +8,12 @@
 // barrier once P V has read it, so no block-wide barrier is ever taken and
 // the two sides (and the consumer warpgroups among themselves) drift freely.
 //
-// Within a consumer warpgroup the tensor cores never wait for the softmax:
+// Within a consumer warpgroup the softmax is issued while P V runs:
 //   issue S(t) = Q K(t);  O *= alpha(t-1);  issue O += P(t-1) V(t-1);
 //   wait S(t);  mask, softmax S(t) -> alpha(t)      (P V still running)
 //   wait P V;  free the stage;  pack P(t)
+// (ptxas currently schedules the exponentials after the second wait; see
+// docs/sparse_attn_perf_notes.md)
 // so O is touched only while no MMA writes it, and P(t-1) keeps its
 // registers until its MMA has read them (packing P(t) earlier would let
 // ptxas reuse them, and it then serializes the MMAs).
