@@ -120,9 +120,9 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
     return;
   }
 
-  const T* qg = static_cast<const T*>(p.q) + b * p.q_stride_b + h * p.q_stride_h;
-  const T* kg = static_cast<const T*>(p.k) + b * p.k_stride_b + hk * p.k_stride_h;
-  const T* vg = static_cast<const T*>(p.v) + b * p.v_stride_b + hk * p.v_stride_h;
+  const T* qg = head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, b, h);
+  const T* kg = head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk);
+  const T* vg = head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk);
   T* sq = reinterpret_cast<T*>(smem);
   T* skv = sq + (E::kQInShared ? BM * kRow : 0);
 

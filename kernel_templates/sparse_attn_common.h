@@ -26,6 +26,25 @@ JITK_DEVICE bool mask_allows(int q, int k, int window, int global_tokens) {
   return true;
 }
 
+// Corner tests of a partial tile under a causal or sliding-causal element
+// mask, for keys [k_lo, k_hi]: false when rows [skip_lo, skip_hi] (those
+// that compute the tile together) see none of them, so the tile can be
+// skipped; clears *partial when rows [row_lo, row_hi] (those that mask
+// together) see all of them. Other masks, and full tiles, are visible.
+template <int MASK>
+JITK_DEVICE bool keys_visible(int skip_lo, int skip_hi, int row_lo, int row_hi, int k_lo,
+                              int k_hi, const SparseAttnParams& p, bool* partial) {
+  if ((MASK != kMaskCausal && MASK != kMaskSlidingCausal) || !*partial) return true;
+  bool none = k_lo > skip_hi;
+  bool all = k_hi <= row_lo;
+  if (MASK == kMaskSlidingCausal) {
+    none = none | ((skip_lo - k_hi >= p.window) & (k_lo >= p.global_tokens));
+    all = all & ((row_hi - k_lo < p.window) | (k_hi < p.global_tokens));
+  }
+  if (all) *partial = false;
+  return !none;
+}
+
 // The key tiles one query block visits: its full blocks, then its partial
 // ones, each cut into block / BLOCK_N tiles.
 struct KvSchedule {
@@ -89,6 +108,12 @@ struct KvCursor {
 };
 
 JITK_DEVICE int clamp_count(int n, int hi) { return n < 0 ? 0 : (n > hi ? hi : n); }
+
+// The rows of head h, batch b of a [batch, heads, len, head_dim] input.
+template <typename T>
+JITK_DEVICE const T* head_rows(const void* base, i64 stride_b, i64 stride_h, int b, int h) {
+  return static_cast<const T*>(base) + b * stride_b + h * stride_h;
+}
 
 // The key tiles of BLOCK_N keys that query rows from q0 of head h, batch b
 // visit, from the block mask's row for them.

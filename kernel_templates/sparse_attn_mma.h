@@ -242,21 +242,10 @@ struct MmaEngine {
   // kSubN keys from kv0: their K rows at krow, V rows at vrow (this lane's).
   JITK_DEVICE void keys(SmemPtr qrow, SmemPtr krow, SmemPtr vrow, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
-    if ((MASK == kMaskCausal || MASK == kMaskSlidingCausal) && partial) {
-      // In a partial block this warp's rows may see none of these keys (skip
-      // the pass) or all of them (no element mask): corner tests,
-      // warp-uniform.
-      const int r_lo = q0 + warp * kWarpRows, r_hi = r_lo + kWarpRows - 1;
-      const int k_lo = kv0, k_hi = kv0 + kSubN - 1;
-      bool none = k_lo > r_hi;
-      bool all = k_hi <= r_lo;
-      if (MASK == kMaskSlidingCausal) {
-        none = none | ((r_lo - k_hi >= p.window) & (k_lo >= p.global_tokens));
-        all = all & ((r_hi - k_lo < p.window) | (k_hi < p.global_tokens));
-      }
-      if (none) return;
-      if (all) partial = false;
-    }
+    // In a partial block this warp's rows may see none of these keys (skip
+    // the pass) or all of them (no element mask): warp-uniform.
+    const int r_lo = q0 + warp * kWarpRows, r_hi = r_lo + kWarpRows - 1;
+    if (!keys_visible<MASK>(r_lo, r_hi, r_lo, r_hi, kv0, kv0 + kSubN - 1, p, &partial)) return;
     float s[kMT][kNT][4];
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {

@@ -22,25 +22,67 @@
 namespace jitk {
 namespace attn {
 
-// Whether warpgroup `group` (rows q0 + 64 group ...) sees any key of the
-// tile at kv0: a warpgroup that sees none skips it (the wgmma is collective,
-// so the test is warpgroup-uniform). In a partial tile of a causal mask,
-// *partial is cleared when warp `warp`'s 16 rows see all of its keys.
+// keys_visible for wgmma tiles: warpgroup `group` (rows q0 + 64 group ...)
+// skips a tile it does not see (the wgmma is collective, so the test is
+// warpgroup-uniform); warp `warp`'s 16 rows drop the element mask when they
+// see all of it.
 template <int MASK, int BLOCK_N>
 JITK_DEVICE bool wgmma_tile_visible(int group, int warp, int q0, int kv0,
                                     const SparseAttnParams& p, bool* partial) {
-  if ((MASK != kMaskCausal && MASK != kMaskSlidingCausal) || !*partial) return true;
-  const int g_lo = q0 + group * 64, g_hi = g_lo + 63;
-  const int r_lo = q0 + warp * 16, r_hi = r_lo + 15;
-  const int k_lo = kv0, k_hi = kv0 + BLOCK_N - 1;
-  bool none = k_lo > g_hi;
-  bool all = k_hi <= r_lo;
-  if (MASK == kMaskSlidingCausal) {
-    none = none | ((g_lo - k_hi >= p.window) & (k_lo >= p.global_tokens));
-    all = all & ((r_hi - k_lo < p.window) | (k_hi < p.global_tokens));
+  const int g_lo = q0 + group * 64, r_lo = q0 + warp * 16;
+  return keys_visible<MASK>(g_lo, g_lo + 63, r_lo, r_lo + 15, kv0, kv0 + BLOCK_N - 1, p, partial);
+}
+
+// Swizzle atoms: 8 rows of 128 bytes. K-major operands (Q, K) step 8 rows
+// by kWgmmaAtomBytes; V, read transposed, steps 64 head columns by a column
+// block of its tile (BLOCK_N rows of 128 bytes).
+constexpr u32 kWgmmaAtomBytes = 1024;
+
+// Issues S = Q K^T for a warpgroup's 64 rows (from q_base in a BLOCK_M-row Q
+// tile) and a BLOCK_N-row K tile, both Sw128: one m64nBLOCK_Nk16 per 16 of
+// the head dimension, committed, not waited. Step ks reads 16 columns of
+// 64-column block ks / 4, which start 32 (ks % 4) bytes into each swizzled
+// row (the hardware applies the XOR); a descriptor steps by the byte offset
+// / 16 in its low bits.
+template <int BLOCK_M, int BLOCK_N, int HEAD_DIM, typename T>
+JITK_DEVICE void issue_scores(float (&s)[BLOCK_N / 8][4], u32 q_base, u32 k_base) {
+  const u64 q_desc = smem_desc_sw128(q_base, 16, kWgmmaAtomBytes);
+  const u64 k_desc = smem_desc_sw128(k_base, 16, kWgmmaAtomBytes);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < HEAD_DIM / 16; ++ks) {
+    wgmma_ss<BLOCK_N, T>(s, q_desc + ((ks / 4) * BLOCK_M * 128 + (ks % 4) * 32) / 16,
+                         k_desc + ((ks / 4) * BLOCK_N * 128 + (ks % 4) * 32) / 16, ks > 0);
   }
-  if (all) *partial = false;
-  return !none;
+  wgmma_commit();
+}
+
+// Issues O += P V: P from registers (pk, the packed S accumulator), V a
+// BLOCK_N-row Sw128 tile read transposed, 16 keys (two swizzle atoms of its
+// rows) per step; committed, not waited.
+template <int BLOCK_N, int HEAD_DIM, typename T>
+JITK_DEVICE void issue_pv(float (&o)[HEAD_DIM / 8][4], const u32 (&pk)[BLOCK_N / 8][2],
+                          u32 v_base) {
+  const u64 v_desc = smem_desc_sw128(v_base, BLOCK_N * 128, kWgmmaAtomBytes);
+  wgmma_fence();
+#pragma unroll
+  for (int ps = 0; ps < BLOCK_N / 16; ++ps) {
+    const u32 pa[4] = {pk[2 * ps][0], pk[2 * ps][1], pk[2 * ps + 1][0], pk[2 * ps + 1][1]};
+    wgmma_rs<HEAD_DIM, T>(o, pa, v_desc + ps * 2 * kWgmmaAtomBytes / 16, true);
+  }
+  wgmma_commit();
+}
+
+// mask_scores where a tile needs it (keys past len_k, or a partial tile's
+// element mask), for warp `warp`'s 16 rows from q0 + 16 warp.
+template <int MASK, int BLOCK_N>
+JITK_DEVICE void mask_wgmma_tile(float (&s)[BLOCK_N / 8][4], int q0, int warp, int lane, int kv0,
+                                 bool partial, const SparseAttnParams& p) {
+  const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
+  const bool apply_mod = MASK != kMaskNone && partial;
+  if (bounds || apply_mod) {
+    mask_scores<MASK>(s, q0 + warp * 16 + (lane >> 2), kv0 + (lane & 3) * 2, apply_mod, p);
+  }
 }
 
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
@@ -55,19 +97,11 @@ struct WgmmaEngine {
   static constexpr bool kSwizzled = true;
   static constexpr int kNT = BLOCK_N / 8;    // n-tiles of S
   static constexpr int kDT = HEAD_DIM / 8;   // n-tiles of O
-  static constexpr int kKS = HEAD_DIM / 16;  // k-steps of Q K^T
-  static constexpr int kPS = BLOCK_N / 16;   // k-steps of P V
   static_assert(sizeof(T) == 2, "the wgmma engine takes f16 or bf16 storage");
   static_assert(WAVES % 4 == 0 && BLOCK_M == 16 * WAVES,
                 "the wgmma engine needs whole warpgroups of 64 rows: BLOCK_M = 16 * WAVES");
   static_assert(BLOCK_N == 64 || BLOCK_N == 128, "BLOCK_N must be 64 or 128");
   static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "HEAD_DIM must be 64 or 128");
-
-  // Swizzle atoms: 8 rows of 128 bytes. K-major operands (Q, K) step 8 rows
-  // by kAtomBytes; V, read transposed, steps 64 head columns by a column
-  // block of its tile.
-  static constexpr u32 kAtomBytes = 1024;
-  static constexpr u32 kVColumnBlock = BLOCK_N * 128;
 
   float o[kDT][4];
   float m[2];
@@ -97,43 +131,14 @@ struct WgmmaEngine {
     const int group = warp / 4;
     if (!wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, kv0, p, &partial)) return;
 
-    // S = Q K^T. Step ks reads 16 columns of 64-column block ks / 4, which
-    // start 32 (ks % 4) bytes into each swizzled row (the hardware applies
-    // the XOR).
-    const u32 q_base = smem_ptr(sq) + group * 64 * 128;
-    const u32 k_base = smem_ptr(sk);
     float s[kNT][4];
-    wgmma_fence();
-#pragma unroll
-    for (int ks = 0; ks < kKS; ++ks) {
-      const u32 q = q_base + (ks / 4) * BLOCK_M * 128 + (ks % 4) * 32;
-      const u32 k = k_base + (ks / 4) * BLOCK_N * 128 + (ks % 4) * 32;
-      wgmma_ss<BLOCK_N, T>(s, smem_desc_sw128(q, 16, kAtomBytes),
-                           smem_desc_sw128(k, 16, kAtomBytes), ks > 0);
-    }
-    wgmma_commit();
+    issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(s, smem_ptr(sq) + group * 64 * 128, smem_ptr(sk));
     wgmma_wait<0>();
     keep_registers(s);
-
-    const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
-    const bool apply_mod = MASK != kMaskNone && partial;
-    if (bounds || apply_mod) {
-      mask_scores<MASK>(s, q0 + warp * 16 + (lane >> 2), kv0 + (lane & 3) * 2, apply_mod, p);
-    }
+    mask_wgmma_tile<MASK, BLOCK_N>(s, q0, warp, lane, kv0, partial, p);
     u32 pk[kNT][2];
     online_softmax<T>(s, m, l, o, pk, p.scale_log2);
-
-    // O += P V: 16 keys (two swizzle atoms of V's rows) per step.
-    const u32 v_base = smem_ptr(sv);
-    wgmma_fence();
-#pragma unroll
-    for (int ps = 0; ps < kPS; ++ps) {
-      const u32 pa[4] = {pk[2 * ps][0], pk[2 * ps][1], pk[2 * ps + 1][0], pk[2 * ps + 1][1]};
-      wgmma_rs<HEAD_DIM, T>(o, pa, smem_desc_sw128(v_base + ps * 2 * kAtomBytes, kVColumnBlock,
-                                                   kAtomBytes),
-                            true);
-    }
-    wgmma_commit();
+    issue_pv<BLOCK_N, HEAD_DIM, T>(o, pk, smem_ptr(sv));
     wgmma_wait<0>();
     keep_registers(o);
   }

@@ -12,11 +12,11 @@
 //   issue S(t) = Q K(t);  O *= alpha(t-1);  issue O += P(t-1) V(t-1);
 //   wait S(t);  mask, softmax S(t) -> alpha(t)      (P V still running)
 //   wait P V;  free the stage;  pack P(t)
-// (ptxas currently schedules the exponentials after the second wait; see
-// docs/sparse_attn_perf_notes.md)
 // so O is touched only while no MMA writes it, and P(t-1) keeps its
 // registers until its MMA has read them (packing P(t) earlier would let
-// ptxas reuse them, and it then serializes the MMAs).
+// ptxas reuse them, and it then serializes the MMAs). ptxas currently
+// schedules the exponentials after the second wait (see
+// docs/sparse_attn_perf_notes.md).
 //
 // With two consumer warpgroups the producer gives up registers
 // (setmaxnreg) so that O, S(t) and P(t-1) of 64 rows by 128 keys fit, and
@@ -45,10 +45,6 @@ struct WgmmaPipeline {
   static constexpr int kTile = BLOCK_N * HEAD_DIM;  // elements of one K (or V) tile
   static constexpr int kNT = BLOCK_N / 8;
   static constexpr int kDT = HEAD_DIM / 8;
-  static constexpr int kKS = HEAD_DIM / 16;
-  static constexpr int kPS = BLOCK_N / 16;
-  static constexpr u32 kAtomBytes = 1024;
-  static constexpr u32 kVColumnBlock = BLOCK_N * 128;
   // Registers per thread after the hand-over (WgmmaComputeRegisters). With
   // 24 for the producer its copy loop spilled and the H200 hung with a
   // consumer warpgroup that never reached a barrier.
@@ -170,39 +166,23 @@ struct WgmmaPipeline {
     if (kPingPong && !(group == 1 && last)) named_barrier_arrive(kTurnBarrier + 1 - group, 256);
   }
 
-  // S = Q K^T for tile t, K waited for first. Step ks reads 16 columns of
-  // 64-column block ks / 4, which start 32 (ks % 4) bytes into each
-  // swizzled row.
+  // S = Q K^T for tile t, K waited for first.
   JITK_DEVICE void scores(float (&sc)[kNT][4], u32 q_base, u32 kv_base, int t) {
     const int s = t % STAGES;
     mbar_wait(k_full(s), u32(t / STAGES) & 1u);
     async_proxy_fence();
-    // Descriptors step by the byte offset / 16 in their low bits.
-    const u64 q_desc = smem_desc_sw128(q_base, 16, kAtomBytes);
-    const u64 k_desc = smem_desc_sw128(kv_base + s * 2 * kTile * 2, 16, kAtomBytes);
-    wgmma_fence();
-#pragma unroll
-    for (int ks = 0; ks < kKS; ++ks) {
-      wgmma_ss<BLOCK_N, T>(sc, q_desc + ((ks / 4) * BLOCK_M * 128 + (ks % 4) * 32) / 16,
-                           k_desc + ((ks / 4) * BLOCK_N * 128 + (ks % 4) * 32) / 16, ks > 0);
-    }
-    wgmma_commit();
+    issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(sc, q_base, kv_base + s * 2 * kTile * 2);
   }
 
-  // Mask (bounds, and the element mask in partial tiles) and softmax of the
-  // tile at cur. A tile none of this warpgroup's rows sees (a causal
-  // diagonal) is computed anyway and masked to P = 0: skipping it would put
-  // a branch between the MMAs, which ptxas then serializes.
+  // Mask and softmax of the tile at cur. A tile none of this warpgroup's
+  // rows sees (a causal diagonal) is computed anyway and masked to P = 0:
+  // skipping it would put a branch between the MMAs, which ptxas then
+  // serializes.
   JITK_DEVICE void softmax(float (&sc)[kNT][4], float (&alpha)[2], int q0, int group, int warp,
                            int lane, const KvCursor& cur, const SparseAttnParams& p) {
-    const int kv0 = cur.start;
     bool partial = cur.partial;
-    wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, kv0, p, &partial);
-    const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
-    const bool apply_mod = MASK != kMaskNone && partial;
-    if (bounds || apply_mod) {
-      mask_scores<MASK>(sc, q0 + warp * 16 + (lane >> 2), kv0 + (lane & 3) * 2, apply_mod, p);
-    }
+    wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, cur.start, p, &partial);
+    mask_wgmma_tile<MASK, BLOCK_N>(sc, q0, warp, lane, cur.start, partial, p);
     softmax_scores(sc, m, l, alpha, p.scale_log2);
   }
 
@@ -211,15 +191,7 @@ struct WgmmaPipeline {
     const int s = t % STAGES;
     mbar_wait(v_full(s), u32(t / STAGES) & 1u);
     async_proxy_fence();
-    const u64 v_desc =
-        smem_desc_sw128(kv_base + (s * 2 + 1) * kTile * 2, kVColumnBlock, kAtomBytes);
-    wgmma_fence();
-#pragma unroll
-    for (int ps = 0; ps < kPS; ++ps) {
-      const u32 pa[4] = {pk[2 * ps][0], pk[2 * ps][1], pk[2 * ps + 1][0], pk[2 * ps + 1][1]};
-      wgmma_rs<HEAD_DIM, T>(o, pa, v_desc + ps * 2 * kAtomBytes / 16, true);
-    }
-    wgmma_commit();
+    issue_pv<BLOCK_N, HEAD_DIM, T>(o, pk, kv_base + (s * 2 + 1) * kTile * 2);
   }
 
   // Frees stage s once its P V has read V (its S = Q K^T is long done):
@@ -257,10 +229,10 @@ JITK_DEVICE void attention_tile_ws(const SparseAttnParams& p, char* smem, u32 ba
   T* skv = sq + BM * D;
   if (int(threadIdx.x) >= E::kConsumers) {
     if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
-    pipe.produce(static_cast<const T*>(p.q) + b * p.q_stride_b + h * p.q_stride_h, p.q_stride_l,
-                 static_cast<const T*>(p.k) + b * p.k_stride_b + hk * p.k_stride_h, p.k_stride_l,
-                 static_cast<const T*>(p.v) + b * p.v_stride_b + hk * p.v_stride_h, p.v_stride_l,
-                 sq, skv, q0, sched, p);
+    pipe.produce(head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, b, h), p.q_stride_l,
+                 head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk), p.k_stride_l,
+                 head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk), p.v_stride_l, sq,
+                 skv, q0, sched, p);
     return;
   }
   if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();

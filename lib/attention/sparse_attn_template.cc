@@ -216,6 +216,8 @@ class SparseAttnTemplate final : public KernelTemplate {
     JITK_RETURN_IF_ERROR(ValidateShape(shape));
     const int64_t d = *shape.Get("d"), block = shape.GetOr("block", 128);
     const int engine = SparseAttnEngine(shape, arch);
+    const bool specialized =
+        engine == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(int(bm), int(waves));
     auto fail = [&](auto&&... why) {
       return absl::InvalidArgumentError(absl::StrCat("sparse_attn {", KernelConfigToString(config),
                                                      "} on ", arch.name, ": ", why...));
@@ -233,7 +235,6 @@ class SparseAttnTemplate final : public KernelTemplate {
     }
     switch (engine) {
       case attn::kEngineWgmma: {
-        const bool specialized = attn::WgmmaWarpSpecialized(int(bm), int(waves));
         if (bm % 64 != 0 || (bm != 16 * waves && !specialized) || (bn != 64 && bn != 128)) {
           return fail("the wgmma engine needs whole warpgroups of 64 rows (BLOCK_M = 16 * WAVES, ",
                       "or 16 * (WAVES - 4) with a copying warpgroup) and BLOCK_N 64 or 128");
@@ -286,10 +287,7 @@ class SparseAttnTemplate final : public KernelTemplate {
                   arch.lds_bytes_per_block, " a block may use");
     }
     const int regs = SparseAttnRegisterEstimate(config, shape, arch);
-    const int budget = engine == attn::kEngineWgmma &&
-                               attn::WgmmaWarpSpecialized(int(bm), int(waves))
-                           ? attn::WgmmaComputeRegisters(int(bm))
-                           : RegisterBudget(arch);
+    const int budget = specialized ? attn::WgmmaComputeRegisters(int(bm)) : RegisterBudget(arch);
     if (regs > budget) {
       return fail("needs about ", regs, " registers per thread, more than ", budget,
                   " (would spill)");
