@@ -11,7 +11,9 @@
 // whose every key is masked ends with l = 0 and does the same, never NaN.
 //
 // Grid: (ceil(len_q / BLOCK_M), heads_q, batch); x is reversed so the query
-// tiles with the most key blocks of a causal mask start first.
+// tiles with the most key blocks of a causal mask start first. The
+// warp-specialized wgmma engine takes a persistent grid instead: (at most
+// one block per SM, 1, 1), each block walking query tiles in that order.
 // Block: WAVES * wave size threads. NVIDIA takes the shared memory as dynamic
 // (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
 //
@@ -189,7 +191,7 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
   if constexpr (ENGINE == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(BLOCK_M, WAVES)) {
     typedef attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
     static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
-    attn::attention_tile_ws<Pipeline>(
+    attn::attention_ws<Pipeline>(
         p, smem, attn::smem_ptr(smem + kSmem - attn::WgmmaBarrierBytes(STAGES)));
   } else
 #endif

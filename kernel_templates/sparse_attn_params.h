@@ -55,13 +55,14 @@ constexpr int kTileSlotBytes = 8;
 
 // The wgmma engine runs warp-specialized when WAVES adds one warpgroup to
 // the BLOCK_M / 16 that compute: that warpgroup only copies, through
-// shared-memory barriers (mbarriers: Q, then per stage K full, V full and
-// empty), and the others overlap the softmax of one tile with the MMAs of
-// the next (sparse_attn_wgmma_ws.h).
+// shared-memory barriers (mbarriers: Q full and free, then per stage K full,
+// V full and empty), and the others overlap the softmax of one tile with the
+// MMAs of the next (sparse_attn_wgmma_ws.h). Its grid is persistent: one
+// block per SM walks the query tiles.
 JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves) {
   return waves == block_m / 16 + 4;
 }
-JITK_ATTN_HOST_DEVICE constexpr int WgmmaBarrierBytes(int stages) { return (1 + 3 * stages) * 8; }
+JITK_ATTN_HOST_DEVICE constexpr int WgmmaBarrierBytes(int stages) { return (2 + 3 * stages) * 8; }
 
 // Registers per thread of the warp-specialized engine after setmaxnreg: the
 // copying warpgroup keeps kWgmmaCopyRegisters (its loop fits without

@@ -21,6 +21,12 @@
 // With two consumer warpgroups the producer gives up registers
 // (setmaxnreg) so that O, S(t) and P(t-1) of 64 rows by 128 keys fit, and
 // the two take turns issuing their MMAs (ping-pong).
+//
+// The grid is persistent: one block per SM walks query tiles (QueryTileWalk)
+// and the stage ring runs on across them, so the producer copies the next
+// tile's Q (once the consumers' last S = Q K^T has read this one's: the "Q
+// free" barrier) and first K / V while the consumers finish and store this
+// tile. Launching a block per query tile paid that start-up with the SM idle.
 #pragma once
 
 #include "sparse_attn_common.h"
@@ -56,15 +62,18 @@ struct WgmmaPipeline {
   static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "HEAD_DIM must be 64 or 128");
   static_assert(STAGES >= 2, "a buffer is freed one tile after its S = Q K^T: STAGES >= 2");
 
-  // Barrier addresses: Q, then K full, V full and empty per stage.
+  // Barrier addresses (WgmmaBarrierBytes): Q full and Q free, then K full,
+  // V full and empty per stage.
   u32 bars;
   JITK_DEVICE u32 q_full() const { return bars; }
-  JITK_DEVICE u32 k_full(int s) const { return bars + 8 * (1 + s); }
-  JITK_DEVICE u32 v_full(int s) const { return bars + 8 * (1 + STAGES + s); }
-  JITK_DEVICE u32 empty(int s) const { return bars + 8 * (1 + 2 * STAGES + s); }
+  JITK_DEVICE u32 q_free() const { return bars + 8; }
+  JITK_DEVICE u32 k_full(int s) const { return bars + 8 * (2 + s); }
+  JITK_DEVICE u32 v_full(int s) const { return bars + 8 * (2 + STAGES + s); }
+  JITK_DEVICE u32 empty(int s) const { return bars + 8 * (2 + 2 * STAGES + s); }
 
   JITK_DEVICE void init_barriers() {
     mbar_init(q_full(), 128);
+    mbar_init(q_free(), kGroups * 4);  // one arrival per consumer warp
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(k_full(s), 128);
       mbar_init(v_full(s), 128);
@@ -72,18 +81,26 @@ struct WgmmaPipeline {
     }
   }
 
-  // The producer warpgroup: Q, then every key tile into the stage ring.
+  // Query tiles done and key tiles passed through the ring so far: the
+  // barriers' phases. Producer and consumers count the same tiles.
+  u32 tiles_done = 0;
+  u32 queries_done = 0;
+
+  // The producer warpgroup, one query tile: Q once its buffer is free, then
+  // every key tile into the stage ring.
   JITK_DEVICE void produce(const T* qg, i64 q_stride, const T* kg, i64 k_stride, const T* vg,
                            i64 v_stride, T* sq, T* skv, int q0, const KvSchedule& sched,
                            const SparseAttnParams& p) {
     const int tid = int(threadIdx.x) - kConsumers;
+    if (queries_done > 0) mbar_wait(q_free(), (queries_done - 1) & 1u);
     global_to_shared_sw128<BLOCK_M, HEAD_DIM, 128, T>(sq, qg, q_stride, q0, p.len_q, tid);
     cp_async_arrive(q_full());
     KvCursor fill;
     fill.seek(sched, 0);
     for (int t = 0; t < sched.n_tiles; ++t) {
-      const int s = t % STAGES;
-      if (t >= STAGES) mbar_wait(empty(s), u32(t / STAGES + 1) & 1u);
+      const u32 g = tiles_done + t;
+      const int s = int(g % STAGES);
+      if (g >= STAGES) mbar_wait(empty(s), (g / STAGES + 1) & 1u);
       T* k = skv + s * 2 * kTile;
       global_to_shared_sw128<BLOCK_N, HEAD_DIM, 128, T>(k, kg, k_stride, fill.start, p.len_k, tid);
       cp_async_arrive(k_full(s));
@@ -92,8 +109,8 @@ struct WgmmaPipeline {
       cp_async_arrive(v_full(s));
       fill.advance(sched);
     }
-    cp_async_commit();
-    cp_async_wait<0>();
+    tiles_done += sched.n_tiles;
+    ++queries_done;
   }
 
   // A consumer warpgroup's rows; returns with O, m and l final.
@@ -120,7 +137,7 @@ struct WgmmaPipeline {
     u32 pk[kNT][2];
     float alpha[2];
 
-    mbar_wait(q_full(), 0);
+    mbar_wait(q_full(), queries_done & 1u);
     KvCursor cur;
     cur.seek(sched, 0);
     if (kPingPong && group == 1) named_barrier_arrive(kTurnBarrier, 256);  // group 0 first
@@ -144,13 +161,17 @@ struct WgmmaPipeline {
       wgmma_wait<0>();
       keep_registers(o);
       keep_registers(pk);
-      release((t - 1) % STAGES, lane);
+      release((tiles_done + t - 1) % STAGES, lane);
       pack_probs<T>(sc, pk);
     }
+    release_q(lane);  // every S = Q K^T has completed
     rescale_rows(o, alpha);
     accumulate(pk, kv_base, sched.n_tiles - 1);
     wgmma_wait<0>();
     keep_registers(o);
+    release((tiles_done + sched.n_tiles - 1) % STAGES, lane);
+    tiles_done += sched.n_tiles;
+    ++queries_done;
   }
 
   // Two consumer warpgroups take turns issuing their MMAs (named barriers
@@ -166,10 +187,11 @@ struct WgmmaPipeline {
     if (kPingPong && !(group == 1 && last)) named_barrier_arrive(kTurnBarrier + 1 - group, 256);
   }
 
-  // S = Q K^T for tile t, K waited for first.
+  // S = Q K^T for tile t of this query tile, K waited for first.
   JITK_DEVICE void scores(float (&sc)[kNT][4], u32 q_base, u32 kv_base, int t) {
-    const int s = t % STAGES;
-    mbar_wait(k_full(s), u32(t / STAGES) & 1u);
+    const u32 g = tiles_done + t;
+    const int s = int(g % STAGES);
+    mbar_wait(k_full(s), (g / STAGES) & 1u);
     async_proxy_fence();
     issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(sc, q_base, kv_base + s * 2 * kTile * 2);
   }
@@ -186,39 +208,65 @@ struct WgmmaPipeline {
     softmax_scores(sc, m, l, alpha, p.scale_log2);
   }
 
-  // O += P V for tile t, V waited for first.
+  // O += P V for tile t of this query tile, V waited for first.
   JITK_DEVICE void accumulate(const u32 (&pk)[kNT][2], u32 kv_base, int t) {
-    const int s = t % STAGES;
-    mbar_wait(v_full(s), u32(t / STAGES) & 1u);
+    const u32 g = tiles_done + t;
+    const int s = int(g % STAGES);
+    mbar_wait(v_full(s), (g / STAGES) & 1u);
     async_proxy_fence();
     issue_pv<BLOCK_N, HEAD_DIM, T>(o, pk, kv_base + (s * 2 + 1) * kTile * 2);
   }
 
   // Frees stage s once its P V has read V (its S = Q K^T is long done):
   // one arrival per consumer warp.
-  JITK_DEVICE void release(int s, int lane) {
+  JITK_DEVICE void release(u32 s, int lane) {
     __syncwarp();
-    if (lane == 0) mbar_arrive(empty(s));
+    if (lane == 0) mbar_arrive(empty(int(s)));
+  }
+  // Frees Q for the next query tile.
+  JITK_DEVICE void release_q(int lane) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(q_free());
   }
 };
 
-// One query tile, warp-specialized.
+// The query tiles one block of a persistent grid computes: the hardware's
+// order of a grid of tiles (query tiles of one head adjacent, longest first;
+// then heads, then batches), dealt out in rounds of gridDim.x with every
+// other round reversed, so that a block with a long tile of a causal mask in
+// one round takes a short one in the next and the blocks finish together.
+struct QueryTileWalk {
+  int round = 0;
+  int item = int(blockIdx.x);
+  JITK_DEVICE bool done(int items) const { return round * int(gridDim.x) >= items; }
+  JITK_DEVICE void next() {
+    ++round;
+    const int in_round = round % 2 == 0 ? int(blockIdx.x) : int(gridDim.x) - 1 - int(blockIdx.x);
+    item = round * int(gridDim.x) + in_round;
+  }
+};
+
+// Query tile `item` of the hardware's order: its first row, head and batch.
+struct QueryTile {
+  int q0, h, b;
+};
+template <int BLOCK_M>
+JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int item) {
+  const int hb = item / num_q_tiles;
+  return QueryTile{(num_q_tiles - 1 - (item - hb * num_q_tiles)) * BLOCK_M, hb % p.heads_q,
+                   hb / p.heads_q};
+}
+
+// All query tiles of this block, warp-specialized. The producer and the
+// consumers walk them in separate loops: ptxas gives each loop the register
+// budget of the setmaxnreg before it.
 template <typename E>
-JITK_DEVICE void attention_tile_ws(const SparseAttnParams& p, char* smem, u32 bars) {
+JITK_DEVICE void attention_ws(const SparseAttnParams& p, char* smem, u32 bars) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
   constexpr int D = E::kHeadDim;
   const int num_q_tiles = (p.len_q + BM - 1) / BM;
-  const int q0 = (num_q_tiles - 1 - int(blockIdx.x)) * BM;
-  const int h = int(blockIdx.y);
-  const int b = int(blockIdx.z);
-  const int hk = h / (p.heads_q / p.heads_kv);
-  const KvSchedule sched = query_schedule(p, q0, h, b, E::kBlockN);
-  if (sched.n_tiles == 0) {
-    write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, b, h), p.o_stride_l,
-                                            lse_rows(p, b, h), q0, p.len_q);
-    return;
-  }
+  const int items = num_q_tiles * p.heads_q * p.batch;
 
   E pipe;
   pipe.bars = bars;
@@ -229,17 +277,37 @@ JITK_DEVICE void attention_tile_ws(const SparseAttnParams& p, char* smem, u32 ba
   T* skv = sq + BM * D;
   if (int(threadIdx.x) >= E::kConsumers) {
     if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
-    pipe.produce(head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, b, h), p.q_stride_l,
-                 head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk), p.k_stride_l,
-                 head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk), p.v_stride_l, sq,
-                 skv, q0, sched, p);
+    for (QueryTileWalk walk; !walk.done(items); walk.next()) {
+      if (walk.item >= items) continue;  // the last round's reversed part
+      const QueryTile qt = query_tile<BM>(p, num_q_tiles, walk.item);
+      const int hk = qt.h / (p.heads_q / p.heads_kv);
+      const KvSchedule sched = query_schedule(p, qt.q0, qt.h, qt.b, E::kBlockN);
+      if (sched.n_tiles == 0) continue;
+      pipe.produce(head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, qt.b, qt.h), p.q_stride_l,
+                   head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, qt.b, hk), p.k_stride_l,
+                   head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, qt.b, hk), p.v_stride_l, sq, skv,
+                   qt.q0, sched, p);
+    }
+    cp_async_commit();  // no copy outlives the block
+    cp_async_wait<0>();
     return;
   }
   if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();
-  pipe.consume(sq, skv, q0, sched, p);
-  store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h),
-                q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
-                int(threadIdx.x) % 32);
+  for (QueryTileWalk walk; !walk.done(items); walk.next()) {
+    if (walk.item >= items) continue;
+    const QueryTile qt = query_tile<BM>(p, num_q_tiles, walk.item);
+    const KvSchedule sched = query_schedule(p, qt.q0, qt.h, qt.b, E::kBlockN);
+    if (sched.n_tiles == 0) {
+      write_empty_rows<BM, D, E::kConsumers, T>(output_rows<T>(p, qt.b, qt.h), p.o_stride_l,
+                                                lse_rows(p, qt.b, qt.h), qt.q0, p.len_q);
+      continue;
+    }
+    pipe.consume(sq, skv, qt.q0, sched, p);
+    store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, qt.b, qt.h), p.o_stride_l,
+                  lse_rows(p, qt.b, qt.h),
+                  qt.q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
+                  int(threadIdx.x) % 32);
+  }
 }
 
 }  // namespace attn

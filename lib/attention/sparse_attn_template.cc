@@ -2,6 +2,7 @@
 // architecture, and the packing of one SparseAttnParams launch argument.
 #include "lib/attention/sparse_attn_template.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -452,13 +453,24 @@ absl::Status SparseAttnTemplate::PlanLaunch(const KernelConfig& config, const Sh
 
   const int engine = SparseAttnEngine(shape, arch);
   const int64_t bm = config.at("BLOCK_M");
-  plan.grid = {uint32_t((lq + bm - 1) / bm), uint32_t(hq), uint32_t(b)};
+  const int64_t q_tiles = (lq + bm - 1) / bm;
+  plan.grid = {uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};
   plan.block = {uint32_t(config.at("WAVES") * arch.wave_size)};
   plan.dynamic_shared_bytes =
       arch.vendor == Vendor::kNvidia
           ? uint32_t(attn::SmemBytes(engine, int(bm), int(config.at("BLOCK_N")),
                                      int(config.at("STAGES")), int(d), int(elem)))
           : 0;
+  if (engine == attn::kEngineWgmma &&
+      attn::WgmmaWarpSpecialized(int(bm), int(config.at("WAVES")))) {
+    // Persistent: one block per SM walks the query tiles. Asking for more
+    // than half an SM's shared memory keeps a second block off it, which
+    // the computing warpgroups' setmaxnreg also relies on.
+    const int64_t tiles = q_tiles * hq * b;
+    plan.grid = {uint32_t(std::min<int64_t>(tiles, std::max(1, arch.compute_units))), 1, 1};
+    plan.dynamic_shared_bytes =
+        std::max(plan.dynamic_shared_bytes, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
+  }
   plan.args.Add(p);
   return absl::OkStatus();
 }

@@ -250,6 +250,34 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
   EXPECT_EQ(plan.block.x, 4u * 64);
 }
 
+TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
+  const Shape s = AttnShape(DType::kF16);  // 8 query tiles of 128 rows x 8 heads x 2 batches
+  ArchInfo sm90a = Arch("sm_90a");
+  const KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 2}};
+  ASSERT_TRUE(attn::WgmmaWarpSpecialized(128, 12));
+  LaunchPlan plan;
+  ASSERT_THAT(T().PlanLaunch(ws, s, sm90a, GoodArgs(), plan), IsOk());
+  EXPECT_EQ(plan.grid.x, 128u) << "fewer query tiles than SMs: one block each";
+  EXPECT_EQ(plan.grid.y, 1u);
+  EXPECT_EQ(plan.grid.z, 1u);
+  EXPECT_EQ(plan.block.x, 12u * 32);
+  // 32 + 2 * 64 KiB would let two blocks share an SM; the request keeps one.
+  EXPECT_GT(plan.dynamic_shared_bytes, uint32_t(sm90a.lds_bytes_per_cu / 2));
+  EXPECT_LE(plan.dynamic_shared_bytes, uint32_t(sm90a.lds_bytes_per_block));
+
+  sm90a.compute_units = 100;  // the device's own count, as ArchForDevice sets it
+  ASSERT_THAT(T().PlanLaunch(ws, s, sm90a, GoodArgs(), plan), IsOk());
+  EXPECT_EQ(plan.grid.x, 100u);
+
+  const KernelConfig synchronous = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 1}};
+  ASSERT_THAT(T().PlanLaunch(synchronous, s, sm90a, GoodArgs(), plan), IsOk());
+  EXPECT_EQ(plan.grid.x, (1000u + 63) / 64);
+  EXPECT_EQ(plan.grid.y, 8u);
+  EXPECT_EQ(plan.grid.z, 2u);
+  EXPECT_EQ(plan.dynamic_shared_bytes,
+            uint32_t(attn::SmemBytes(attn::kEngineWgmma, 64, 64, 1, 128, 2)));
+}
+
 TEST(SparseAttnTemplateTest, PlanLaunchRejectsBadArguments) {
   const auto code = absl::StatusCode::kInvalidArgument;
   const Shape s = AttnShape(DType::kF16);
