@@ -12,8 +12,9 @@
 //
 // Grid: (ceil(len_q / BLOCK_M), heads_q, batch); x is reversed so the query
 // tiles with the most key blocks of a causal mask start first. The
-// warp-specialized wgmma engine takes a persistent grid instead: (at most
-// one block per SM, 1, 1), each block walking query tiles in that order.
+// warp-specialized wgmma engine is sparse_attn_ws_fwd, with a persistent
+// grid: (at most one block per SM, 1, 1), each block walking query tiles in
+// that order.
 // Block: WAVES * wave size threads. NVIDIA takes the shared memory as dynamic
 // (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
 //
@@ -187,20 +188,29 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
   static_assert(kSmem > 0, "shared memory layout");
   extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
 #endif
-#if JITK_ATTN_HAS_WGMMA
-  if constexpr (ENGINE == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(BLOCK_M, WAVES)) {
-    typedef attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
-    static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
-    attn::attention_ws<Pipeline>(
-        p, smem, attn::smem_ptr(smem + kSmem - attn::WgmmaBarrierBytes(STAGES)));
-  } else
-#endif
-  {
-    typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
-                                        MASK>::type Engine;
-    attn::attention_tile<Engine>(
-        p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
-  }
+  typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
+                                      MASK>::type Engine;
+  attn::attention_tile<Engine>(
+      p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
 }
+
+#if JITK_ATTN_HAS_WGMMA
+// The warp-specialized wgmma engine (WgmmaWarpSpecialized configs): its own
+// entry point, with a persistent grid and the parameters kept in parameter
+// space (__grid_constant__), where the tensor-memory engine reads the maps.
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+__global__ void __launch_bounds__(WAVES * kWaveSize, 1)
+    sparse_attn_ws_fwd(const __grid_constant__ SparseAttnParams p,
+                       const __grid_constant__ SparseAttnTensorMaps maps) {
+  typedef attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
+  static_assert(attn::WgmmaWarpSpecialized(BLOCK_M, WAVES), "a copying warpgroup");
+  static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
+  constexpr int kSmem =
+      attn::SmemBytes(attn::kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
+  extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
+  attn::attention_ws<Pipeline>(p, maps, smem,
+                               attn::smem_ptr(smem + kSmem - attn::WgmmaBarrierBytes(STAGES)));
+}
+#endif
 
 }  // namespace jitk

@@ -89,6 +89,12 @@ JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block
   return q + kv + slots;
 }
 
+// A Hopper tensor map (the driver's CUtensorMap: 128 opaque bytes, 64-byte
+// aligned), encoded by the host at launch.
+struct alignas(64) TensorMapBytes {
+  unsigned long long opaque[16];
+};
+
 }  // namespace attn
 
 // Strides are in elements; the head dimension is contiguous (stride 1).
@@ -119,6 +125,15 @@ struct SparseAttnParams {
   int global_tokens;  // kMaskSliding*: leading keys (and queries) seen by all
   float scale_log2;   // softmax scale * log2(e), > 0
   int reserved;
+};
+
+// The second argument of the warp-specialized wgmma kernel, which copies
+// with the tensor-memory engine (TMA): q as [batch][heads_q][len_q][head_dim],
+// k and v likewise with heads_kv, boxes of 64 columns by BLOCK_M (q) or
+// BLOCK_N rows. Apart from SparseAttnParams, so the other kernels' argument
+// stays small.
+struct SparseAttnTensorMaps {
+  attn::TensorMapBytes q, k, v;
 };
 
 }  // namespace jitk

@@ -15,8 +15,12 @@
 //                  register operand still being read
 //   mbar_init / mbar_arrive / mbar_wait(bar, parity)  shared-memory barriers
 //                  of the warp-specialized pipeline (one phase per use)
-//   cp_async_arrive(bar)  one arrival on bar once this thread's cp.async
-//                  copies so far have landed
+//   mbar_init_fence  makes the inits visible to the tensor-memory engine
+//   mbar_arrive_expect_tx(bar, bytes)  this thread's arrival, announcing the
+//                  bytes copies will still complete on bar
+//   tma_load_4d(dst, map, c0..c3, bar)  one box of a tensor map (coordinates
+//                  innermost first) into shared memory; its bytes complete
+//                  on bar
 //   set_max_registers_{inc,dec}<N>  moves registers between warpgroups
 //   named_barrier_{sync,arrive}(id, threads)  a hardware barrier other than
 //                  block_sync's (id 0) among `threads` threads
@@ -65,8 +69,20 @@ JITK_DEVICE void mbar_wait(u32 bar, u32 parity) {
         : "memory");
   } while (!done);
 }
-JITK_DEVICE void cp_async_arrive(u32 bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+JITK_DEVICE void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+JITK_DEVICE void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+JITK_DEVICE void tma_load_4d(u32 dst, const void* map, int c0, int c1, int c2, int c3,
+                             u32 bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
 }
 JITK_DEVICE void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

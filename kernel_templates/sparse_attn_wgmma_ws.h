@@ -1,10 +1,12 @@
 // sparse_attn_wgmma_ws.h — the wgmma engine, warp-specialized and pipelined
 // (sm_90a; WgmmaWarpSpecialized(BLOCK_M, WAVES)).
 //
-// BLOCK_M / 64 consumer warpgroups compute; one producer warpgroup copies Q
-// once and K / V tiles into STAGES buffers with cp.async, each copy landing
-// as an arrival on the buffer's "full" mbarrier (K and V apart: S = Q K^T
-// starts before V has landed). Consumers free a buffer on its "empty"
+// BLOCK_M / 64 consumer warpgroups compute; one thread of a producer
+// warpgroup copies Q once and K / V tiles into STAGES buffers with the
+// tensor-memory engine (TMA, the host's tensor maps of SparseAttnTensorMaps),
+// each copy's bytes completing the buffer's "full" mbarrier (K and V apart:
+// S = Q K^T starts before V has landed). The boxes land in the 128-byte
+// swizzle wgmma reads, zeros past the end of the sequence. Consumers free a buffer on its "empty"
 // barrier once P V has read it, so no block-wide barrier is ever taken and
 // the two sides (and the consumer warpgroups among themselves) drift freely.
 //
@@ -71,14 +73,16 @@ struct WgmmaPipeline {
   JITK_DEVICE u32 v_full(int s) const { return bars + 8 * (2 + STAGES + s); }
   JITK_DEVICE u32 empty(int s) const { return bars + 8 * (2 + 2 * STAGES + s); }
 
+  // Full barriers: the copying thread's arrival plus the copies' bytes.
   JITK_DEVICE void init_barriers() {
-    mbar_init(q_full(), 128);
+    mbar_init(q_full(), 1);
     mbar_init(q_free(), kGroups * 4);  // one arrival per consumer warp
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(k_full(s), 128);
-      mbar_init(v_full(s), 128);
-      mbar_init(empty(s), kGroups * 4);  // one arrival per consumer warp
+      mbar_init(k_full(s), 1);
+      mbar_init(v_full(s), 1);
+      mbar_init(empty(s), kGroups * 4);
     }
+    mbar_init_fence();
   }
 
   // Query tiles done and key tiles passed through the ring so far: the
@@ -86,15 +90,18 @@ struct WgmmaPipeline {
   u32 tiles_done = 0;
   u32 queries_done = 0;
 
-  // The producer warpgroup, one query tile: Q once its buffer is free, then
-  // every key tile into the stage ring.
-  JITK_DEVICE void produce(const T* qg, i64 q_stride, const T* kg, i64 k_stride, const T* vg,
-                           i64 v_stride, T* sq, T* skv, int q0, const KvSchedule& sched,
-                           const SparseAttnParams& p) {
-    const int tid = int(threadIdx.x) - kConsumers;
+  // The copying thread, one query tile: Q once its buffer is free, then
+  // every key tile into the stage ring. Coordinates of the tensor maps:
+  // column, row, head, batch.
+  JITK_DEVICE void produce(const SparseAttnParams& p, const SparseAttnTensorMaps& maps, T* sq,
+                           T* skv, int q0, int h, int hk, int b, const KvSchedule& sched) {
+    constexpr int kPanels = HEAD_DIM / 64;  // boxes of 64 columns (128 bytes) per row
     if (queries_done > 0) mbar_wait(q_free(), (queries_done - 1) & 1u);
-    global_to_shared_sw128<BLOCK_M, HEAD_DIM, 128, T>(sq, qg, q_stride, q0, p.len_q, tid);
-    cp_async_arrive(q_full());
+    mbar_arrive_expect_tx(q_full(), BLOCK_M * HEAD_DIM * 2);
+#pragma unroll
+    for (int c = 0; c < kPanels; ++c) {
+      tma_load_4d(smem_ptr(sq + c * BLOCK_M * 64), &maps.q, c * 64, q0, h, b, q_full());
+    }
     KvCursor fill;
     fill.seek(sched, 0);
     for (int t = 0; t < sched.n_tiles; ++t) {
@@ -102,11 +109,17 @@ struct WgmmaPipeline {
       const int s = int(g % STAGES);
       if (g >= STAGES) mbar_wait(empty(s), (g / STAGES + 1) & 1u);
       T* k = skv + s * 2 * kTile;
-      global_to_shared_sw128<BLOCK_N, HEAD_DIM, 128, T>(k, kg, k_stride, fill.start, p.len_k, tid);
-      cp_async_arrive(k_full(s));
-      global_to_shared_sw128<BLOCK_N, HEAD_DIM, 128, T>(k + kTile, vg, v_stride, fill.start,
-                                                        p.len_k, tid);
-      cp_async_arrive(v_full(s));
+      mbar_arrive_expect_tx(k_full(s), kTile * 2);
+#pragma unroll
+      for (int c = 0; c < kPanels; ++c) {
+        tma_load_4d(smem_ptr(k + c * BLOCK_N * 64), &maps.k, c * 64, fill.start, hk, b, k_full(s));
+      }
+      mbar_arrive_expect_tx(v_full(s), kTile * 2);
+#pragma unroll
+      for (int c = 0; c < kPanels; ++c) {
+        tma_load_4d(smem_ptr(k + kTile + c * BLOCK_N * 64), &maps.v, c * 64, fill.start, hk, b,
+                    v_full(s));
+      }
       fill.advance(sched);
     }
     tiles_done += sched.n_tiles;
@@ -191,8 +204,7 @@ struct WgmmaPipeline {
   JITK_DEVICE void scores(float (&sc)[kNT][4], u32 q_base, u32 kv_base, int t) {
     const u32 g = tiles_done + t;
     const int s = int(g % STAGES);
-    mbar_wait(k_full(s), (g / STAGES) & 1u);
-    async_proxy_fence();
+    mbar_wait(k_full(s), (g / STAGES) & 1u);  // TMA writes through the async proxy: no fence
     issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(sc, q_base, kv_base + s * 2 * kTile * 2);
   }
 
@@ -213,7 +225,6 @@ struct WgmmaPipeline {
     const u32 g = tiles_done + t;
     const int s = int(g % STAGES);
     mbar_wait(v_full(s), (g / STAGES) & 1u);
-    async_proxy_fence();
     issue_pv<BLOCK_N, HEAD_DIM, T>(o, pk, kv_base + (s * 2 + 1) * kTile * 2);
   }
 
@@ -261,7 +272,8 @@ JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int
 // consumers walk them in separate loops: ptxas gives each loop the register
 // budget of the setmaxnreg before it.
 template <typename E>
-JITK_DEVICE void attention_ws(const SparseAttnParams& p, char* smem, u32 bars) {
+JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
+                             char* smem, u32 bars) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
   constexpr int D = E::kHeadDim;
@@ -277,19 +289,14 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, char* smem, u32 bars) {
   T* skv = sq + BM * D;
   if (int(threadIdx.x) >= E::kConsumers) {
     if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
+    if (int(threadIdx.x) != E::kConsumers) return;  // one thread copies
     for (QueryTileWalk walk; !walk.done(items); walk.next()) {
       if (walk.item >= items) continue;  // the last round's reversed part
       const QueryTile qt = query_tile<BM>(p, num_q_tiles, walk.item);
-      const int hk = qt.h / (p.heads_q / p.heads_kv);
       const KvSchedule sched = query_schedule(p, qt.q0, qt.h, qt.b, E::kBlockN);
       if (sched.n_tiles == 0) continue;
-      pipe.produce(head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, qt.b, qt.h), p.q_stride_l,
-                   head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, qt.b, hk), p.k_stride_l,
-                   head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, qt.b, hk), p.v_stride_l, sq, skv,
-                   qt.q0, sched, p);
+      pipe.produce(p, maps, sq, skv, qt.q0, qt.h, qt.h / (p.heads_q / p.heads_kv), qt.b, sched);
     }
-    cp_async_commit();  // no copy outlives the block
-    cp_async_wait<0>();
     return;
   }
   if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();

@@ -284,10 +284,8 @@ absl::Status Kernel::Launch(const LaunchArgs& args, Stream stream) const {
   internal::LaunchPlan plan;
   JITK_RETURN_IF_ERROR(impl_->kernel_template->PlanLaunch(impl_->compiled.config, impl_->shape,
                                                           impl_->arch, args, plan));
-  if (plan.grid.x == 0 || plan.grid.y == 0 || plan.grid.z == 0) return absl::OkStatus();
-  return impl_->backend->Launch(impl_->device.backend_ordinal, impl_->function, plan.grid,
-                                plan.block, plan.dynamic_shared_bytes, stream,
-                                plan.args.pointers());
+  return internal::LaunchPlanned(*impl_->backend, impl_->device.backend_ordinal,
+                                 impl_->function, plan, stream);
 }
 
 absl::StatusOr<CompiledKernel> compile_kernel(absl::string_view name, const Shape& shape,

@@ -1,11 +1,12 @@
 #include "lib/kernel_template.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/internal/status_macros.h"
 #include "absl/strings/str_join.h"
 
 namespace jitk::internal {
 
-void PackedArgs::AddBytes(const void* data, size_t size, size_t align) {
+size_t PackedArgs::AddBytes(const void* data, size_t size, size_t align) {
   size_t offset = (used_ + align - 1) / align * align;
   // Templates declare a fixed handful of arguments; overflowing is a bug in
   // a template, not bad user input.
@@ -13,6 +14,23 @@ void PackedArgs::AddBytes(const void* data, size_t size, size_t align) {
   std::memcpy(storage_ + offset, data, size);
   pointers_[count_++] = storage_ + offset;
   used_ = offset + size;
+  return offset;
+}
+
+absl::Status EncodeTensorMaps(Backend& backend, LaunchPlan& plan) {
+  for (const TensorMapRequest& request : plan.tensor_maps) {
+    JITK_RETURN_IF_ERROR(backend.EncodeTensorMap(request, plan.args.bytes(request.offset)));
+  }
+  plan.tensor_maps.clear();
+  return absl::OkStatus();
+}
+
+absl::Status LaunchPlanned(Backend& backend, int device, FunctionHandle function,
+                           LaunchPlan& plan, Stream stream) {
+  if (plan.grid.x == 0 || plan.grid.y == 0 || plan.grid.z == 0) return absl::OkStatus();
+  JITK_RETURN_IF_ERROR(EncodeTensorMaps(backend, plan));
+  return backend.Launch(device, function, plan.grid, plan.block, plan.dynamic_shared_bytes,
+                        stream, plan.args.pointers());
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -38,18 +39,21 @@ class PackedArgs {
   static constexpr size_t kMaxArgs = 24;
   static constexpr size_t kMaxBytes = 1024;
 
+  // Returns where the value starts in the buffer (for TensorMapRequest).
   template <typename T>
-  void Add(const T& value) {
+  size_t Add(const T& value) {
     static_assert(std::is_trivially_copyable_v<T>, "kernel arguments are copied as bytes");
-    AddBytes(&value, sizeof(T), alignof(T));
+    return AddBytes(&value, sizeof(T), alignof(T));
   }
-  void AddBytes(const void* data, size_t size, size_t align);
+  size_t AddBytes(const void* data, size_t size, size_t align);
 
+  void Clear() { count_ = used_ = 0; }
   void** pointers() { return pointers_; }
   size_t count() const { return count_; }
+  std::byte* bytes(size_t offset) { return storage_ + offset; }
 
  private:
-  alignas(16) std::byte storage_[kMaxBytes];
+  alignas(64) std::byte storage_[kMaxBytes];
   void* pointers_[kMaxArgs];
   size_t count_ = 0;
   size_t used_ = 0;
@@ -60,7 +64,16 @@ struct LaunchPlan {
   Dim3 block;
   uint32_t dynamic_shared_bytes = 0;
   PackedArgs args;
+  // Descriptors the backend encodes into `args` just before the launch.
+  absl::InlinedVector<TensorMapRequest, 3> tensor_maps;
 };
+
+// Encodes the plan's tensor maps into its arguments, once: the requests are
+// dropped, so a plan launched many times is encoded only the first time.
+absl::Status EncodeTensorMaps(Backend& backend, LaunchPlan& plan);
+// EncodeTensorMaps, then the launch (nothing for an empty grid).
+absl::Status LaunchPlanned(Backend& backend, int device, FunctionHandle function,
+                           LaunchPlan& plan, Stream stream);
 
 class KernelTemplate {
  public:
@@ -97,8 +110,9 @@ class KernelTemplate {
   // configuration is borrowed from a neighbouring shape only when these match.
   virtual std::vector<std::string> ExactDims() const { return {}; }
 
-  // Checks `args` against the shape and fills grid, block and packed
-  // arguments. kInvalidArgument naming the bad argument.
+  // Checks `args` against the shape and fills grid, block, packed arguments
+  // and tensor maps (replacing what `plan` held). kInvalidArgument naming
+  // the bad argument.
   virtual absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape,
                                   const ArchInfo& arch, const LaunchArgs& args,
                                   LaunchPlan& plan) const = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +26,12 @@ constexpr int64_t kMaxLength = 1 << 30;
 struct Tiles {
   int64_t block_m, block_n, waves, stages;
 };
+
+// The warp-specialized wgmma engine (its own kernel, sparse_attn_ws_fwd).
+bool WarpSpecialized(int engine, const KernelConfig& config) {
+  return engine == attn::kEngineWgmma &&
+         attn::WgmmaWarpSpecialized(int(config.at("BLOCK_M")), int(config.at("WAVES")));
+}
 
 int NvidiaSm(const ArchInfo& arch) {
   absl::string_view name = arch.name;
@@ -217,8 +224,7 @@ class SparseAttnTemplate final : public KernelTemplate {
     JITK_RETURN_IF_ERROR(ValidateShape(shape));
     const int64_t d = *shape.Get("d"), block = shape.GetOr("block", 128);
     const int engine = SparseAttnEngine(shape, arch);
-    const bool specialized =
-        engine == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(int(bm), int(waves));
+    const bool specialized = WarpSpecialized(engine, config);
     auto fail = [&](auto&&... why) {
       return absl::InvalidArgumentError(absl::StrCat("sparse_attn {", KernelConfigToString(config),
                                                      "} on ", arch.name, ": ", why...));
@@ -309,10 +315,13 @@ class SparseAttnTemplate final : public KernelTemplate {
   absl::StatusOr<std::string> NameExpression(const KernelConfig& config, const Shape& shape,
                                              const ArchInfo& arch) const override {
     JITK_RETURN_IF_ERROR(ValidateConfig(config, shape, arch));
-    return absl::StrCat("jitk::sparse_attn_fwd<", config.at("BLOCK_M"), ", ", config.at("BLOCK_N"),
-                        ", ", config.at("WAVES"), ", ", config.at("STAGES"), ", ", *shape.Get("d"),
-                        ", ", DeviceType(shape.dtype()), ", ", MaskKindOf(shape), ", ",
-                        SparseAttnEngine(shape, arch), ">");
+    const int engine = SparseAttnEngine(shape, arch);
+    const std::string tiles =
+        absl::StrCat(config.at("BLOCK_M"), ", ", config.at("BLOCK_N"), ", ", config.at("WAVES"),
+                     ", ", config.at("STAGES"), ", ", *shape.Get("d"), ", ",
+                     DeviceType(shape.dtype()), ", ", MaskKindOf(shape));
+    if (WarpSpecialized(engine, config)) return absl::StrCat("jitk::sparse_attn_ws_fwd<", tiles, ">");
+    return absl::StrCat("jitk::sparse_attn_fwd<", tiles, ", ", engine, ">");
   }
 
   absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
@@ -333,6 +342,8 @@ absl::StatusOr<const void*> PointerOr(const LaunchArgs& args, absl::string_view 
 absl::Status SparseAttnTemplate::PlanLaunch(const KernelConfig& config, const Shape& shape,
                                             const ArchInfo& arch, const LaunchArgs& args,
                                             LaunchPlan& plan) const {
+  plan.args.Clear();
+  plan.tensor_maps.clear();
   JITK_RETURN_IF_ERROR(ValidateConfig(config, shape, arch));
   const int64_t b = *shape.Get("b"), hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
   const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk"), d = *shape.Get("d");
@@ -461,8 +472,8 @@ absl::Status SparseAttnTemplate::PlanLaunch(const KernelConfig& config, const Sh
           ? uint32_t(attn::SmemBytes(engine, int(bm), int(config.at("BLOCK_N")),
                                      int(config.at("STAGES")), int(d), int(elem)))
           : 0;
-  if (engine == attn::kEngineWgmma &&
-      attn::WgmmaWarpSpecialized(int(bm), int(config.at("WAVES")))) {
+  plan.args.Add(p);
+  if (WarpSpecialized(engine, config)) {
     // Persistent: one block per SM walks the query tiles. Asking for more
     // than half an SM's shared memory keeps a second block off it, which
     // the computing warpgroups' setmaxnreg also relies on.
@@ -470,8 +481,34 @@ absl::Status SparseAttnTemplate::PlanLaunch(const KernelConfig& config, const Sh
     plan.grid = {uint32_t(std::min<int64_t>(tiles, std::max(1, arch.compute_units))), 1, 1};
     plan.dynamic_shared_bytes =
         std::max(plan.dynamic_shared_bytes, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
+    // Tensor maps of q, k, v as [b][heads][len][d] in the second argument:
+    // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows.
+    const size_t at = plan.args.Add(SparseAttnTensorMaps{});
+    auto tensor_map = [&](size_t field, const void* base, int64_t len, int64_t heads,
+                          long long stride_l, long long stride_h, long long stride_b,
+                          int64_t rows) {
+      TensorMapRequest r;
+      r.offset = at + field;
+      r.base = base;
+      r.rank = 4;
+      const uint64_t dims[4] = {uint64_t(d), uint64_t(len), uint64_t(heads), uint64_t(b)};
+      const uint64_t strides[3] = {uint64_t(stride_l * elem), uint64_t(stride_h * elem),
+                                   uint64_t(stride_b * elem)};
+      std::copy(dims, dims + 4, r.dims);
+      std::copy(strides, strides + 3, r.strides);
+      r.box[0] = 64;
+      r.box[1] = uint32_t(rows);
+      r.box[2] = r.box[3] = 1;
+      plan.tensor_maps.push_back(r);
+    };
+    const int64_t bn = config.at("BLOCK_N");
+    tensor_map(offsetof(SparseAttnTensorMaps, q), p.q, lq, hq, p.q_stride_l, p.q_stride_h,
+               p.q_stride_b, bm);
+    tensor_map(offsetof(SparseAttnTensorMaps, k), p.k, lk, hkv, p.k_stride_l, p.k_stride_h,
+               p.k_stride_b, bn);
+    tensor_map(offsetof(SparseAttnTensorMaps, v), p.v, lk, hkv, p.v_stride_l, p.v_stride_h,
+               p.v_stride_b, bn);
   }
-  plan.args.Add(p);
   return absl::OkStatus();
 }
 

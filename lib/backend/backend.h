@@ -18,6 +18,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "jitk/arch.h"
 #include "jitk/device.h"
@@ -62,6 +63,20 @@ struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
 };
 
+// A tensor-memory-access descriptor (Hopper's TMA; the driver's 128-byte
+// format is opaque) for a kernel argument: a tiled view of a tensor of
+// 16-bit elements, innermost dimension first, copied into shared memory
+// with the 128-byte swizzle and zeros outside the tensor.
+struct TensorMapRequest {
+  size_t offset = 0;  // where the 128 bytes go in the packed arguments
+  const void* base = nullptr;
+  int rank = 0;               // 1..5
+  uint64_t dims[5] = {};      // elements
+  uint64_t strides[4] = {};   // bytes, of dims 1..rank-1
+  uint32_t box[5] = {};       // elements per copy
+};
+inline constexpr size_t kTensorMapBytes = 128;
+
 // A function inside a loaded module; valid while its Module lives.
 using FunctionHandle = void*;
 
@@ -99,6 +114,14 @@ class Backend {
   // Loads `code` on device `device` (backend ordinal). Refuses code for
   // another target with kFailedPrecondition naming both.
   virtual absl::StatusOr<std::unique_ptr<Module>> Load(int device, const CodeObject& code) = 0;
+
+  // Encodes `request` into the kTensorMapBytes at `map` (64-byte aligned or
+  // not). kUnimplemented where the vendor has no tensor maps.
+  virtual absl::Status EncodeTensorMap(const TensorMapRequest& request, void* map) {
+    return absl::UnimplementedError(absl::StrCat(
+        "tensor maps (TMA descriptors) need the CUDA backend on sm_90 or newer; the ", name(),
+        " backend has none"));
+  }
 
   // Enqueues a launch; `args` points at each kernel argument's value.
   virtual absl::Status Launch(int device, FunctionHandle function, Dim3 grid, Dim3 block,

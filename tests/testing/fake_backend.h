@@ -204,6 +204,10 @@ class FaultInjectingBackend final : public jitk::internal::Backend {
   absl::StatusOr<std::vector<DeviceInfo>> Devices() override { return base_->Devices(); }
   absl::StatusOr<std::unique_ptr<jitk::internal::Module>> Load(
       int device, const jitk::internal::CodeObject& code) override;
+  absl::Status EncodeTensorMap(const jitk::internal::TensorMapRequest& request,
+                               void* map) override {
+    return base_->EncodeTensorMap(request, map);
+  }
   absl::Status Launch(int device, jitk::internal::FunctionHandle function,
                       jitk::internal::Dim3 grid, jitk::internal::Dim3 block,
                       uint32_t dynamic_shared_bytes, Stream stream, void** args) override;

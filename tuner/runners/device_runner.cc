@@ -211,6 +211,9 @@ CandidateResult DeviceRunner::Measure(Prepared prepared, double best_ms) {
     absl::Status planned =
         template_.PlanLaunch(config, shape_, arch_, problem_.Args(pointers), *plan);
     if (!planned.ok()) return fail(Outcome::kInvalidConfig, "launch plan", planned);
+    absl::Status encoded =
+        jitk::internal::EncodeTensorMaps(jitk::internal::KernelBackend(*kernel), *plan);
+    if (!encoded.ok()) return fail(Outcome::kRuntimeFailed, "tensor maps", encoded);
     plans.push_back(std::move(plan));
   }
 

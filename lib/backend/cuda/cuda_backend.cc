@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <utility>
 
 #include "absl/base/attributes.h"
@@ -199,6 +201,38 @@ class CudaBackend final : public Backend {
                                     code.binary.size(), " bytes) on ", state->info.name));
     }
     return std::make_unique<CudaModule>(api_, module, state->context.load(), device);
+  }
+
+  absl::Status EncodeTensorMap(const TensorMapRequest& request, void* map) override {
+    InitDriver();
+    if (!driver_status_.ok()) return driver_status_;
+    if (api_->cuTensorMapEncodeTiled == nullptr) {
+      return absl::FailedPreconditionError(
+          "this NVIDIA driver has no cuTensorMapEncodeTiled: tensor maps (TMA) need a CUDA 12 "
+          "or newer driver; update the NVIDIA driver");
+    }
+    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    CUtensorMap encoded;  // the driver wants it 64-byte aligned; `map` may not be
+    CUresult result = api_->cuTensorMapEncodeTiled(
+        &encoded, CU_TENSOR_MAP_DATA_TYPE_UINT16, cuuint32_t(request.rank),
+        const_cast<void*>(request.base), request.dims, request.strides, request.box,
+        element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (result != CUDA_SUCCESS) {
+      std::string dims, strides, box;
+      for (int i = 0; i < request.rank; ++i) {
+        absl::StrAppend(&dims, i ? "," : "", request.dims[i]);
+        absl::StrAppend(&box, i ? "," : "", request.box[i]);
+        if (i + 1 < request.rank) absl::StrAppend(&strides, i ? "," : "", request.strides[i]);
+      }
+      return CudaError(*api_, result,
+                       absl::StrCat("cuTensorMapEncodeTiled (dims ", dims, ", byte strides ",
+                                    strides, ", box ", box,
+                                    "; strides must be multiples of 16 bytes)"));
+    }
+    static_assert(sizeof(encoded) == kTensorMapBytes, "CUtensorMap is 128 bytes");
+    std::memcpy(map, &encoded, sizeof(encoded));
+    return absl::OkStatus();
   }
 
   absl::Status Launch(int device, FunctionHandle function, Dim3 grid, Dim3 block,

@@ -89,6 +89,7 @@ absl::StatusOr<std::unique_ptr<CudaDriverApi>> LoadCudaDriverApi(
 #define JITK_CUDA_RESOLVE_(name) JITK_RETURN_IF_ERROR(api->library->Resolve(#name, api->name));
   JITK_CUDA_DRIVER_FUNCTIONS(JITK_CUDA_RESOLVE_)
 #undef JITK_CUDA_RESOLVE_
+  api->library->ResolveOptional("cuTensorMapEncodeTiled", api->cuTensorMapEncodeTiled);
   api->library->ResolveOptional("cuEventElapsedTime_v2", api->cuEventElapsedTime_v2);
   if (api->cuEventElapsedTime_v2 == nullptr) {
     JITK_RETURN_IF_ERROR(api->library->Resolve("cuEventElapsedTime", api->cuEventElapsedTime_v2));

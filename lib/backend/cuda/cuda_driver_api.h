@@ -62,6 +62,8 @@ struct CudaDriverApi {
   // cuEventElapsedTime_v2 (CUDA 12.8+), else the older cuEventElapsedTime,
   // which has the same signature.
   decltype(&::cuEventElapsedTime_v2) cuEventElapsedTime_v2 = nullptr;
+  // Tensor maps (CUDA 12.0+ drivers); null on older ones.
+  decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
 
   std::unique_ptr<DynamicLibrary> library;
 };

@@ -200,6 +200,11 @@ TEST(SparseAttnTemplateTest, NameExpression) {
   name = T().NameExpression(m, bidir, Arch("gfx90a"));
   ASSERT_THAT(name, IsOk());
   EXPECT_EQ(*name, "jitk::sparse_attn_fwd<128, 64, 4, 1, 64, jitk::bf16, 3, 2>");
+  // A copying warpgroup beyond the computing ones: the persistent kernel.
+  KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
+  name = T().NameExpression(ws, AttnShape(DType::kF16), Arch("sm_90a"));
+  ASSERT_THAT(name, IsOk());
+  EXPECT_EQ(*name, "jitk::sparse_attn_ws_fwd<128, 128, 12, 3, 128, jitk::f16, 1>");
 }
 
 // Fake device addresses: PlanLaunch only checks and packs them.
@@ -264,6 +269,25 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
   // 32 + 2 * 64 KiB would let two blocks share an SM; the request keeps one.
   EXPECT_GT(plan.dynamic_shared_bytes, uint32_t(sm90a.lds_bytes_per_cu / 2));
   EXPECT_LE(plan.dynamic_shared_bytes, uint32_t(sm90a.lds_bytes_per_block));
+  // Q, K and V through tensor maps: a second argument, encoded at launch.
+  ASSERT_EQ(plan.args.count(), 2u);
+  ASSERT_EQ(plan.tensor_maps.size(), 3u);
+  const TensorMapRequest& q = plan.tensor_maps[0];
+  const TensorMapRequest& k = plan.tensor_maps[1];
+  const size_t maps = size_t(static_cast<std::byte*>(plan.args.pointers()[1]) - plan.args.bytes(0));
+  EXPECT_EQ(maps % 64, 0u) << "CUtensorMap is 64-byte aligned";
+  EXPECT_EQ(q.offset, maps + offsetof(SparseAttnTensorMaps, q));
+  EXPECT_EQ(k.offset, maps + offsetof(SparseAttnTensorMaps, k));
+  EXPECT_EQ(plan.tensor_maps[2].offset, maps + offsetof(SparseAttnTensorMaps, v));
+  EXPECT_EQ(q.base, Addr(0x10000));
+  EXPECT_EQ(q.rank, 4);
+  EXPECT_THAT(std::vector<uint64_t>(q.dims, q.dims + 4), ::testing::ElementsAre(128, 1000, 8, 2));
+  EXPECT_THAT(std::vector<uint64_t>(k.dims, k.dims + 4), ::testing::ElementsAre(128, 1000, 2, 2))
+      << "k has hkv heads";
+  EXPECT_THAT(std::vector<uint64_t>(q.strides, q.strides + 3),
+              ::testing::ElementsAre(128 * 2, 1000 * 128 * 2, 8 * 1000 * 128 * 2));
+  EXPECT_THAT(std::vector<uint32_t>(q.box, q.box + 4), ::testing::ElementsAre(64, 128, 1, 1));
+  EXPECT_THAT(std::vector<uint32_t>(k.box, k.box + 4), ::testing::ElementsAre(64, 128, 1, 1));
 
   sm90a.compute_units = 100;  // the device's own count, as ArchForDevice sets it
   ASSERT_THAT(T().PlanLaunch(ws, s, sm90a, GoodArgs(), plan), IsOk());
@@ -274,6 +298,8 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
   EXPECT_EQ(plan.grid.x, (1000u + 63) / 64);
   EXPECT_EQ(plan.grid.y, 8u);
   EXPECT_EQ(plan.grid.z, 2u);
+  EXPECT_TRUE(plan.tensor_maps.empty()) << "copied with cp.async";
+  EXPECT_EQ(plan.args.count(), 1u) << "a plan is refilled, not appended to";
   EXPECT_EQ(plan.dynamic_shared_bytes,
             uint32_t(attn::SmemBytes(attn::kEngineWgmma, 64, 64, 1, 128, 2)));
 }

@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -64,6 +65,9 @@ TEST(CudaBackendTest, AMissingDriverMeansNoDevicesAndAPlainReason) {
   EXPECT_THAT(cuda->Load(0, *code),
               StatusIs(absl::StatusCode::kUnavailable, "libcuda-does-not-exist.so.1"));
   EXPECT_THAT(cuda->TimeMs(0, nullptr, [] { return absl::OkStatus(); }),
+              StatusIs(absl::StatusCode::kUnavailable, "libcuda-does-not-exist.so.1"));
+  alignas(64) unsigned char map[kTensorMapBytes];
+  EXPECT_THAT(cuda->EncodeTensorMap(TensorMapRequest{}, map),
               StatusIs(absl::StatusCode::kUnavailable, "libcuda-does-not-exist.so.1"));
 }
 
@@ -167,6 +171,30 @@ class CudaGpuTest : public ::testing::Test {
   DeviceInfo device_;
   std::vector<void*> buffers_;
 };
+
+// A tensor map of a [4][64][128] tensor of 16-bit elements, in 64 x 32 boxes:
+// encoded into unaligned bytes; strides the copy engine cannot take are an
+// error naming the call and the strides.
+TEST_F(CudaGpuTest, EncodesTensorMapsAndNamesBadStrides) {
+  if (device_.arch.rfind("sm_9", 0) != 0 && device_.arch.rfind("sm_1", 0) != 0) {
+    GTEST_SKIP() << device_.arch << " has no tensor memory access";
+  }
+  TensorMapRequest request;
+  request.base = Buffer(4 * 64 * 128 * 2);
+  request.rank = 3;
+  const uint64_t dims[3] = {128, 64, 4}, strides[2] = {256, 64 * 256};
+  const uint32_t box[3] = {64, 32, 1};
+  std::copy(dims, dims + 3, request.dims);
+  std::copy(strides, strides + 2, request.strides);
+  std::copy(box, box + 3, request.box);
+  alignas(64) unsigned char bytes[kTensorMapBytes + 8] = {};
+  ASSERT_THAT(cuda_->EncodeTensorMap(request, bytes + 8), IsOk());
+  EXPECT_NE(std::vector<unsigned char>(bytes + 8, bytes + 8 + kTensorMapBytes),
+            std::vector<unsigned char>(kTensorMapBytes, 0));
+  request.strides[0] = 200;  // not a multiple of 16
+  EXPECT_THAT(cuda_->EncodeTensorMap(request, bytes + 8),
+              StatusIs(absl::StatusCode::kInvalidArgument, "cuTensorMapEncodeTiled"));
+}
 
 TEST_F(CudaGpuTest, DescribesTheDevice) {
   EXPECT_EQ(device_.backend, "cuda");

@@ -41,6 +41,7 @@ TEST(CudaDriverApiTest, ResolvesEveryEntryPointOfTheStub) {
   JITK_CUDA_DRIVER_FUNCTIONS(JITK_EXPECT_RESOLVED_)
 #undef JITK_EXPECT_RESOLVED_
   EXPECT_NE((*api)->cuEventElapsedTime_v2, nullptr);
+  EXPECT_NE((*api)->cuTensorMapEncodeTiled, nullptr);
   EXPECT_EQ((*api)->library->path(), kStub);
 }
 
