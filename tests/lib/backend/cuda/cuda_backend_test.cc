@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -194,6 +195,13 @@ TEST_F(CudaGpuTest, EncodesTensorMapsAndNamesBadStrides) {
   request.strides[0] = 200;  // not a multiple of 16
   EXPECT_THAT(cuda_->EncodeTensorMap(request, bytes + 8),
               StatusIs(absl::StatusCode::kInvalidArgument, "cuTensorMapEncodeTiled"));
+  // A tensor broadcast over its outer dimension (stride 0): encoded, or
+  // refused by name; never a crash.
+  request.strides[0] = 256;
+  request.strides[1] = 0;
+  absl::Status broadcast = cuda_->EncodeTensorMap(request, bytes + 8);
+  std::printf("broadcast stride 0: %s\n", broadcast.ToString().c_str());
+  if (!broadcast.ok()) EXPECT_THAT(broadcast, StatusIs(broadcast.code(), "cuTensorMapEncodeTiled"));
 }
 
 TEST_F(CudaGpuTest, DescribesTheDevice) {
