@@ -255,6 +255,10 @@ struct QueryTileWalk {
     const int in_round = round % 2 == 0 ? int(blockIdx.x) : int(gridDim.x) - 1 - int(blockIdx.x);
     item = round * int(gridDim.x) + in_round;
   }
+  // Past the last round's reversed part (items that do not exist).
+  JITK_DEVICE void skip_missing(int items) {
+    while (!done(items) && item >= items) next();
+  }
 };
 
 // Query tile `item` of the hardware's order: its first row, head and batch.
@@ -300,19 +304,30 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
     return;
   }
   if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();
-  for (QueryTileWalk walk; !walk.done(items); walk.next()) {
-    if (walk.item >= items) continue;
-    const QueryTile qt = query_tile<BM>(p, num_q_tiles, walk.item);
-    const KvSchedule sched = query_schedule(p, qt.q0, qt.h, qt.b, E::kBlockN);
+  QueryTileWalk walk;
+  QueryTile qt;
+  KvSchedule sched;
+  auto next_tile = [&]() {
+    walk.skip_missing(items);
+    if (walk.done(items)) return false;
+    qt = query_tile<BM>(p, num_q_tiles, walk.item);
+    sched = query_schedule(p, qt.q0, qt.h, qt.b, E::kBlockN);
+    walk.next();
+    return true;
+  };
+  for (bool more = next_tile(); more;) {
     if (sched.n_tiles == 0) {
       write_empty_rows<BM, D, E::kConsumers, T>(output_rows<T>(p, qt.b, qt.h), p.o_stride_l,
                                                 lse_rows(p, qt.b, qt.h), qt.q0, p.len_q);
+      more = next_tile();
       continue;
     }
     pipe.consume(sq, skv, qt.q0, sched, p);
-    store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, qt.b, qt.h), p.o_stride_l,
-                  lse_rows(p, qt.b, qt.h),
-                  qt.q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
+    const QueryTile done = qt;
+    more = next_tile();  // the next tile's block-mask reads run under this one's stores
+    store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, done.b, done.h), p.o_stride_l,
+                  lse_rows(p, done.b, done.h),
+                  done.q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
                   int(threadIdx.x) % 32);
   }
 }
