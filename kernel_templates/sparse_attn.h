@@ -85,8 +85,7 @@ JITK_DEVICE void load_tile(typename E::Elem* dst, const typename E::Elem* src, i
                            int start, int len) {
   typedef typename E::Elem T;
   if constexpr (Swizzled<E>::value) {
-    global_to_shared_sw128<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len,
-                                                             int(threadIdx.x));
+    global_to_shared_sw128<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
   } else {
     global_to_shared<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
   }

@@ -190,13 +190,12 @@ JITK_ATTN_HOST_DEVICE constexpr int Sw128Offset(int rows, int r, int chunk) {
   return (chunk >> 3) * rows * 128 + r * 128 + (((chunk & 7) ^ (r & 7)) << 4);
 }
 
-// global_to_shared into the Sw128Offset layout by THREADS threads, this one
-// being `tid` of them. Each thread copies one chunk column of rows r0,
-// r0 + kStep, ...; kStep is a multiple of 8, so the swizzle is the same for
-// all of them.
+// global_to_shared into the Sw128Offset layout by the block's THREADS
+// threads. Each thread copies one chunk column of rows r0, r0 + kStep, ...;
+// kStep is a multiple of 8, so the swizzle is the same for all of them.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
-JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int start, int len,
-                                        int tid) {
+JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int start, int len) {
+  const int tid = int(threadIdx.x);
   constexpr int kPerRow = HEAD_DIM / 8;
   constexpr int kStep = THREADS / kPerRow;
   static_assert(sizeof(T) == 2 && HEAD_DIM % 64 == 0, "64-column blocks of 16-bit elements");

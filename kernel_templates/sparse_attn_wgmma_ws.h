@@ -241,27 +241,9 @@ struct WgmmaPipeline {
   }
 };
 
-// The query tiles one block of a persistent grid computes: the hardware's
-// order of a grid of tiles (query tiles of one head adjacent, longest first;
-// then heads, then batches), dealt out in rounds of gridDim.x with every
-// other round reversed, so that a block with a long tile of a causal mask in
-// one round takes a short one in the next and the blocks finish together.
-struct QueryTileWalk {
-  int round = 0;
-  int item = int(blockIdx.x);
-  JITK_DEVICE bool done(int items) const { return round * int(gridDim.x) >= items; }
-  JITK_DEVICE void next() {
-    ++round;
-    const int in_round = round % 2 == 0 ? int(blockIdx.x) : int(gridDim.x) - 1 - int(blockIdx.x);
-    item = round * int(gridDim.x) + in_round;
-  }
-  // Past the last round's reversed part (items that do not exist).
-  JITK_DEVICE void skip_missing(int items) {
-    while (!done(items) && item >= items) next();
-  }
-};
-
-// Query tile `item` of the hardware's order: its first row, head and batch.
+// Query tile `item` of the hardware's order of a grid of tiles (query tiles
+// of one head adjacent, longest first; then heads, then batches): its first
+// row, head and batch.
 struct QueryTile {
   int q0, h, b;
 };
@@ -271,6 +253,35 @@ JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int
   return QueryTile{(num_q_tiles - 1 - (item - hb * num_q_tiles)) * BLOCK_M, hb % p.heads_q,
                    hb / p.heads_q};
 }
+
+// The query tiles one block of a persistent grid computes: that order dealt
+// out in rounds of gridDim.x with every other round reversed, so that a
+// block with a long tile of a causal mask in one round takes a short one in
+// the next and the blocks finish together.
+struct QueryTileWalk {
+  int round = 0;
+  int item = int(blockIdx.x);
+
+  // The next tile of this block and its key tiles; false when none is left.
+  template <int BLOCK_M, int BLOCK_N>
+  JITK_DEVICE bool take(const SparseAttnParams& p, int num_q_tiles, int items, QueryTile* qt,
+                        KvSchedule* sched) {
+    // Items past the end exist only in the last round's reversed part.
+    while (round * int(gridDim.x) < items && item >= items) next();
+    if (round * int(gridDim.x) >= items) return false;
+    *qt = query_tile<BLOCK_M>(p, num_q_tiles, item);
+    *sched = query_schedule(p, qt->q0, qt->h, qt->b, BLOCK_N);
+    next();
+    return true;
+  }
+
+ private:
+  JITK_DEVICE void next() {
+    ++round;
+    const int in_round = round % 2 == 0 ? int(blockIdx.x) : int(gridDim.x) - 1 - int(blockIdx.x);
+    item = round * int(gridDim.x) + in_round;
+  }
+};
 
 // All query tiles of this block, warp-specialized. The producer and the
 // consumers walk them in separate loops: ptxas gives each loop the register
@@ -294,10 +305,10 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
   if (int(threadIdx.x) >= E::kConsumers) {
     if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
     if (int(threadIdx.x) != E::kConsumers) return;  // one thread copies
-    for (QueryTileWalk walk; !walk.done(items); walk.next()) {
-      if (walk.item >= items) continue;  // the last round's reversed part
-      const QueryTile qt = query_tile<BM>(p, num_q_tiles, walk.item);
-      const KvSchedule sched = query_schedule(p, qt.q0, qt.h, qt.b, E::kBlockN);
+    QueryTileWalk walk;
+    QueryTile qt;
+    KvSchedule sched;
+    while (walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched)) {
       if (sched.n_tiles == 0) continue;
       pipe.produce(p, maps, sq, skv, qt.q0, qt.h, qt.h / (p.heads_q / p.heads_kv), qt.b, sched);
     }
@@ -307,24 +318,17 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
   QueryTileWalk walk;
   QueryTile qt;
   KvSchedule sched;
-  auto next_tile = [&]() {
-    walk.skip_missing(items);
-    if (walk.done(items)) return false;
-    qt = query_tile<BM>(p, num_q_tiles, walk.item);
-    sched = query_schedule(p, qt.q0, qt.h, qt.b, E::kBlockN);
-    walk.next();
-    return true;
-  };
-  for (bool more = next_tile(); more;) {
+  for (bool more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched); more;) {
     if (sched.n_tiles == 0) {
       write_empty_rows<BM, D, E::kConsumers, T>(output_rows<T>(p, qt.b, qt.h), p.o_stride_l,
                                                 lse_rows(p, qt.b, qt.h), qt.q0, p.len_q);
-      more = next_tile();
+      more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
       continue;
     }
     pipe.consume(sq, skv, qt.q0, sched, p);
     const QueryTile done = qt;
-    more = next_tile();  // the next tile's block-mask reads run under this one's stores
+    // The next tile's block-mask reads run under this one's stores.
+    more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
     store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, done.b, done.h), p.o_stride_l,
                   lse_rows(p, done.b, done.h),
                   done.q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,

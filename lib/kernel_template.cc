@@ -1,8 +1,8 @@
 #include "lib/kernel_template.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/internal/status_macros.h"
 #include "absl/strings/str_join.h"
+#include "lib/internal/status_macros.h"
 
 namespace jitk::internal {
 

@@ -113,9 +113,18 @@ class KernelTemplate {
   // Checks `args` against the shape and fills grid, block, packed arguments
   // and tensor maps (replacing what `plan` held). kInvalidArgument naming
   // the bad argument.
-  virtual absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape,
-                                  const ArchInfo& arch, const LaunchArgs& args,
-                                  LaunchPlan& plan) const = 0;
+  absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
+                          const LaunchArgs& args, LaunchPlan& plan) const {
+    plan.args.Clear();
+    plan.tensor_maps.clear();
+    return FillLaunchPlan(config, shape, arch, args, plan);
+  }
+
+ protected:
+  // PlanLaunch's work, on a plan without arguments or tensor maps.
+  virtual absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape,
+                                      const ArchInfo& arch, const LaunchArgs& args,
+                                      LaunchPlan& plan) const = 0;
 };
 
 // The built-in templates, in a fixed order.

@@ -324,8 +324,8 @@ class SparseAttnTemplate final : public KernelTemplate {
     return absl::StrCat("jitk::sparse_attn_fwd<", tiles, ", ", engine, ">");
   }
 
-  absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-                          const LaunchArgs& args, LaunchPlan& plan) const override;
+  absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
+                              const LaunchArgs& args, LaunchPlan& plan) const override;
 };
 
 // Optional integer argument with a default.
@@ -339,11 +339,9 @@ absl::StatusOr<const void*> PointerOr(const LaunchArgs& args, absl::string_view 
   return RequirePointer(args, name);
 }
 
-absl::Status SparseAttnTemplate::PlanLaunch(const KernelConfig& config, const Shape& shape,
-                                            const ArchInfo& arch, const LaunchArgs& args,
-                                            LaunchPlan& plan) const {
-  plan.args.Clear();
-  plan.tensor_maps.clear();
+absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, const Shape& shape,
+                                                const ArchInfo& arch, const LaunchArgs& args,
+                                                LaunchPlan& plan) const {
   JITK_RETURN_IF_ERROR(ValidateConfig(config, shape, arch));
   const int64_t b = *shape.Get("b"), hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
   const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk"), d = *shape.Get("d");

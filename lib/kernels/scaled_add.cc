@@ -94,10 +94,8 @@ class ScaledAddTemplate final : public KernelTemplate {
                         config.at("VEC"), ", ", DeviceTypeName(shape.dtype()), ">");
   }
 
-  absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-                          const LaunchArgs& args, LaunchPlan& plan) const override {
-    plan.args.Clear();
-    plan.tensor_maps.clear();
+  absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
+                              const LaunchArgs& args, LaunchPlan& plan) const override {
     JITK_ASSIGN_OR_RETURN(const void* out, RequirePointer(args, "out"));
     JITK_ASSIGN_OR_RETURN(const void* x, RequirePointer(args, "x"));
     JITK_ASSIGN_OR_RETURN(const void* y, RequirePointer(args, "y"));
