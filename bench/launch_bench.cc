@@ -5,16 +5,22 @@
 //
 // The kernel is scaled_add on 4096 elements (one block), so the GPU keeps up
 // with the launches; the stream is drained every kDrainEvery launches
-// outside the timing, so the launch queue never fills.
+// outside the timing, so the launch queue never fills. The sparse_attn rows
+// launch one causal query tile (B=H=1, L=128, d=128, f16): on Hopper its
+// warp-specialized engine takes three TMA tensor maps, which Kernel::Launch
+// encodes on the host; BM_EncodeSparseAttnTensorMaps times that part alone.
 //
 //   bench/launch_bench --benchmark_format=json   (bench/device/run.sh reads this)
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "jitk/block_mask.h"
 #include "jitk/jitk.h"
 #include "lib/internal/kernel_impl.h"
+#include "lib/internal/status_macros.h"
 #include "lib/kernel_template.h"
 
 namespace {
@@ -71,6 +77,48 @@ struct Setup {
   }
 };
 
+// One causal query tile of sparse_attn, loaded with its buffers and
+// arguments, or the reason there is none.
+struct AttnSetup {
+  std::optional<jitk::Device> device;
+  std::optional<jitk::Kernel> kernel;
+  std::optional<jitk::DeviceBlockMask> mask;
+  jitk::DeviceBuffer q, k, v, o, lse;
+  jitk::LaunchArgs args;
+  std::string error;
+
+  static const AttnSetup& Get() {
+    static const AttnSetup* const kSetup = new AttnSetup(Make());
+    return *kSetup;
+  }
+
+ private:
+  static constexpr int kLen = 128, kHeadDim = 128;
+
+  static AttnSetup Make() {
+    AttnSetup s;
+    absl::Status status = Fill(s);
+    if (!status.ok()) s.error = status.ToString();
+    return s;
+  }
+  static absl::Status Fill(AttnSetup& s) {
+    JITK_ASSIGN_OR_RETURN(jitk::Device device, jitk::Device::Open());
+    JITK_ASSIGN_OR_RETURN(jitk::BlockMask mask, jitk::BlockMask::Causal(kLen, kLen));
+    const jitk::Shape shape = mask.AttentionShape(jitk::DType::kF16, 1, 1, 1, kHeadDim);
+    JITK_ASSIGN_OR_RETURN(s.kernel, jitk::get_kernel("sparse_attn", shape));
+    JITK_ASSIGN_OR_RETURN(s.mask, mask.Upload(device));
+    for (jitk::DeviceBuffer* b : {&s.q, &s.k, &s.v, &s.o}) {
+      JITK_ASSIGN_OR_RETURN(*b, device.Allocate(kLen * kHeadDim * 2));
+    }
+    JITK_ASSIGN_OR_RETURN(s.lse, device.Allocate(kLen * 4));
+    s.args.Ptr("q", s.q.data()).Ptr("k", s.k.data()).Ptr("v", s.v.data());
+    s.args.Ptr("o", s.o.data()).Ptr("lse", s.lse.data());
+    s.mask->AddLaunchArgs(s.args);
+    s.device = device;
+    return absl::OkStatus();
+  }
+};
+
 // Drains the stream every kDrainEvery iterations, outside the timing.
 class Drain {
  public:
@@ -91,18 +139,18 @@ class Drain {
   int64_t count_ = 0;
 };
 
-void BM_LaunchRawBackend(benchmark::State& state) {
-  const Setup& s = Setup::Get();
-  if (!s.kernel) return state.SkipWithError(s.error.c_str());
-  const jitk::Kernel::Impl& impl = *s.kernel->impl();
-  // The template's own packing, done once: the raw launch does only the
-  // backend call.
+// The template's own packing (and tensor-map encoding) done once: the raw
+// launch does only the backend call.
+void LaunchRaw(benchmark::State& state, const jitk::Device& device_handle,
+               const jitk::Kernel& kernel, const jitk::LaunchArgs& args) {
+  const jitk::Kernel::Impl& impl = *kernel.impl();
   jitk::internal::LaunchPlan plan;
-  absl::Status planned = impl.kernel_template->PlanLaunch(impl.compiled.config, impl.shape,
-                                                          impl.arch, s.Args(), plan);
+  absl::Status planned =
+      impl.kernel_template->PlanLaunch(impl.compiled.config, impl.shape, impl.arch, args, plan);
+  if (planned.ok()) planned = jitk::internal::EncodeTensorMaps(*impl.backend, plan);
   if (!planned.ok()) return state.SkipWithError(std::string(planned.ToString()).c_str());
   const int device = impl.device.backend_ordinal;
-  Drain drain(state, *s.device);
+  Drain drain(state, device_handle);
   for (auto _ : state) {
     absl::Status status = impl.backend->Launch(device, impl.function, plan.grid, plan.block,
                                                plan.dynamic_shared_bytes, nullptr,
@@ -111,19 +159,29 @@ void BM_LaunchRawBackend(benchmark::State& state) {
     if (!drain.Tick()) return;
   }
 }
+
+void LaunchKernel(benchmark::State& state, const jitk::Device& device,
+                  const jitk::Kernel& kernel, const jitk::LaunchArgs& args) {
+  Drain drain(state, device);
+  for (auto _ : state) {
+    absl::Status status = kernel.Launch(args);
+    if (!status.ok()) return state.SkipWithError(std::string(status.ToString()).c_str());
+    if (!drain.Tick()) return;
+  }
+}
+
+void BM_LaunchRawBackend(benchmark::State& state) {
+  const Setup& s = Setup::Get();
+  if (!s.kernel) return state.SkipWithError(s.error.c_str());
+  LaunchRaw(state, *s.device, *s.kernel, s.Args());
+}
 BENCHMARK(BM_LaunchRawBackend);
 
 // Kernel::Launch with arguments built once: name lookup, checks, packing, launch.
 void BM_LaunchKernel(benchmark::State& state) {
   const Setup& s = Setup::Get();
   if (!s.kernel) return state.SkipWithError(s.error.c_str());
-  const jitk::LaunchArgs args = s.Args();
-  Drain drain(state, *s.device);
-  for (auto _ : state) {
-    absl::Status status = s.kernel->Launch(args);
-    if (!status.ok()) return state.SkipWithError(std::string(status.ToString()).c_str());
-    if (!drain.Tick()) return;
-  }
+  LaunchKernel(state, *s.device, *s.kernel, s.Args());
 }
 BENCHMARK(BM_LaunchKernel);
 
@@ -155,6 +213,45 @@ void BM_GetKernelAndLaunch(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_GetKernelAndLaunch);
+
+void BM_LaunchSparseAttnRawBackend(benchmark::State& state) {
+  const AttnSetup& s = AttnSetup::Get();
+  if (!s.kernel) return state.SkipWithError(s.error.c_str());
+  LaunchRaw(state, *s.device, *s.kernel, s.args);
+}
+BENCHMARK(BM_LaunchSparseAttnRawBackend);
+
+void BM_LaunchSparseAttnKernel(benchmark::State& state) {
+  const AttnSetup& s = AttnSetup::Get();
+  if (!s.kernel) return state.SkipWithError(s.error.c_str());
+  LaunchKernel(state, *s.device, *s.kernel, s.args);
+}
+BENCHMARK(BM_LaunchSparseAttnKernel);
+
+// The host's part of a warp-specialized launch that is not packing: the
+// tensor maps of q, k and v. Reports the map count per launch.
+void BM_EncodeSparseAttnTensorMaps(benchmark::State& state) {
+  const AttnSetup& s = AttnSetup::Get();
+  if (!s.kernel) return state.SkipWithError(s.error.c_str());
+  const jitk::Kernel::Impl& impl = *s.kernel->impl();
+  jitk::internal::LaunchPlan plan;
+  absl::Status planned =
+      impl.kernel_template->PlanLaunch(impl.compiled.config, impl.shape, impl.arch, s.args, plan);
+  if (!planned.ok()) return state.SkipWithError(std::string(planned.ToString()).c_str());
+  if (plan.tensor_maps.empty()) {
+    return state.SkipWithError(
+        absl::StrCat("config ", jitk::KernelConfigToString(s.kernel->config()),
+                     " takes no tensor maps").c_str());
+  }
+  const auto requests = plan.tensor_maps;
+  for (auto _ : state) {
+    plan.tensor_maps = requests;
+    absl::Status status = jitk::internal::EncodeTensorMaps(*impl.backend, plan);
+    if (!status.ok()) return state.SkipWithError(std::string(status.ToString()).c_str());
+  }
+  state.counters["maps"] = double(requests.size());
+}
+BENCHMARK(BM_EncodeSparseAttnTensorMaps);
 
 }  // namespace
 

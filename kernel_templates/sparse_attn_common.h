@@ -224,6 +224,11 @@ JITK_DEVICE float* lse_rows(const SparseAttnParams& p, int b, int h) {
   return p.lse == nullptr ? nullptr : p.lse + (i64(b) * p.heads_q + h) * p.len_q;
 }
 
+// One 16-byte store.
+struct alignas(16) Chunk16 {
+  u32 x, y, z, w;
+};
+
 // Four consecutive elements as floats, and back.
 struct F4 {
   float v[4];

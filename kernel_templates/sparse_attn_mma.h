@@ -128,22 +128,58 @@ JITK_DEVICE void online_softmax(float (&s)[NT][4], float (&m)[2], float (&l)[2],
   rescale_rows(o, alpha);
 }
 
+// Lane q of a quad holds columns 2q, 2q+1 of four 8-column groups (v[j] of
+// group j); afterwards it holds group q whole (v[i] from lane i), so that
+// it writes one 16-byte piece where it wrote four 4-byte ones: a quarter of
+// the store instructions, and whole 32-byte sectors. Two butterfly steps,
+// each swapping half of the values with the partner lane.
+JITK_DEVICE void transpose_quad(u32 (&v)[4], int lane) {
+#pragma unroll
+  for (int step = 1; step <= 2; step *= 2) {
+    const bool upper = (lane & step) != 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (j & step) continue;
+      const u32 sent = upper ? v[j] : v[j | step];
+      const u32 got = __float_as_uint(shuffle_xor(__uint_as_float(sent), step));
+      if (upper) {
+        v[j] = got;
+      } else {
+        v[j | step] = got;
+      }
+    }
+  }
+}
+
 // O / l to global memory (rows from row0, this lane's first), and the LSE.
+// The host passes 16-byte aligned rows (o and its strides).
 template <typename T, int DT>
 JITK_DEVICE void store_rows(const float (&o)[DT][4], const float (&m)[2], const float (&l)[2],
                             T* out, i64 o_stride, float* lse, int row0, int len_q, int lane) {
+  static_assert(DT % 2 == 0, "HEAD_DIM is a multiple of 16");
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
     float sum = l[hr];
     sum += shuffle_xor(sum, 1);
     sum += shuffle_xor(sum, 2);
-    float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
     const int row = row0 + hr * 8;
-    if (row < len_q) {
-      T* orow = out + i64(row) * o_stride + (lane & 3) * 2;
+    T* orow = out + i64(row) * o_stride;
+    // The shuffles need every lane: only the stores depend on the row.
 #pragma unroll
-      for (int dt = 0; dt < DT; ++dt) {
-        *reinterpret_cast<u32*>(orow + dt * 8) =
+    for (int g = 0; g + 4 <= DT; g += 4) {
+      u32 v[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) v[j] = pack2<T>(o[g + j][2 * hr] * inv, o[g + j][2 * hr + 1] * inv);
+      transpose_quad(v, lane);
+      if (row < len_q) {
+        *reinterpret_cast<Chunk16*>(orow + (g + (lane & 3)) * 8) = Chunk16{v[0], v[1], v[2], v[3]};
+      }
+    }
+    if (row < len_q) {
+#pragma unroll
+      for (int dt = DT / 4 * 4; dt < DT; ++dt) {  // the last 16 columns when HEAD_DIM % 32 == 16
+        *reinterpret_cast<u32*>(orow + dt * 8 + (lane & 3) * 2) =
             pack2<T>(o[dt][2 * hr] * inv, o[dt][2 * hr + 1] * inv);
       }
       if (lse != nullptr && (lane & 3) == 0) {

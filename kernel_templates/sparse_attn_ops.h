@@ -50,10 +50,6 @@ struct Frag4 {
 namespace jitk {
 namespace attn {
 
-struct alignas(16) Chunk16 {
-  u32 x, y, z, w;
-};
-
 #if JITK_CUDA
 
 typedef u32 SmemPtr;

@@ -21,6 +21,7 @@
 //   tma_load_4d(dst, map, c0..c3, bar)  one box of a tensor map (coordinates
 //                  innermost first) into shared memory; its bytes complete
 //                  on bar
+//   tma_prefetch_4d(map, c0..c3)  the same box into L2 only (a hint)
 //   set_max_registers_{inc,dec}<N>  moves registers between warpgroups
 //   named_barrier_{sync,arrive}(id, threads)  a hardware barrier other than
 //                  block_sync's (id 0) among `threads` threads
@@ -83,6 +84,12 @@ JITK_DEVICE void tma_load_4d(u32 dst, const void* map, int c0, int c1, int c2, i
       " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
       "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
+}
+JITK_DEVICE void tma_prefetch_4d(const void* map, int c0, int c1, int c2, int c3) {
+  asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(
+                   reinterpret_cast<u64>(map)),
+               "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
 }
 JITK_DEVICE void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

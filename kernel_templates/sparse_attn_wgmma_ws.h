@@ -126,6 +126,16 @@ struct WgmmaPipeline {
     ++queries_done;
   }
 
+  // Asks L2 for the next query tile's Q while this one is computed. Q is
+  // copied once the consumers let go of this tile's Q, one tail of a P V
+  // and a store before it is needed: from HBM that latency showed at every
+  // query tile of a sparse mask. (Prefetching the first K / V tiles too
+  // cost time at 10 % density.)
+  JITK_DEVICE void prefetch_q(const SparseAttnTensorMaps& maps, int q0, int h, int b) {
+#pragma unroll
+    for (int c = 0; c < HEAD_DIM / 64; ++c) tma_prefetch_4d(&maps.q, c * 64, q0, h, b);
+  }
+
   // A consumer warpgroup's rows; returns with O, m and l final.
   float o[kDT][4];
   float m[2];
@@ -305,12 +315,21 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
   if (int(threadIdx.x) >= E::kConsumers) {
     if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
     if (int(threadIdx.x) != E::kConsumers) return;  // one thread copies
+    const int group_size = p.heads_q / p.heads_kv;
     QueryTileWalk walk;
-    QueryTile qt;
-    KvSchedule sched;
-    while (walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched)) {
-      if (sched.n_tiles == 0) continue;
-      pipe.produce(p, maps, sq, skv, qt.q0, qt.h, qt.h / (p.heads_q / p.heads_kv), qt.b, sched);
+    QueryTile qt, next;
+    KvSchedule sched, next_sched;
+    bool more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
+    while (more) {
+      more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &next, &next_sched);
+      if (more && next_sched.n_tiles > 0) {
+        pipe.prefetch_q(maps, next.q0, next.h, next.b);
+      }
+      if (sched.n_tiles > 0) {
+        pipe.produce(p, maps, sq, skv, qt.q0, qt.h, qt.h / group_size, qt.b, sched);
+      }
+      qt = next;
+      sched = next_sched;
     }
     return;
   }

@@ -21,8 +21,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "jitk/arch.h"
 #include "jitk/block_mask.h"
@@ -543,6 +545,20 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   const char* no_sweep = std::getenv("JITK_ATTN_NO_SWEEP");
   if (no_sweep != nullptr && std::string(no_sweep) == "1") {  // default configs only
     for (TimingCase& tc : cases) tc.configs.clear();
+  }
+  const char* only = std::getenv("JITK_ATTN_ONLY");  // cases whose name contains one of a,b,...
+  if (only != nullptr && *only != '\0') {
+    const std::vector<std::string> wanted = absl::StrSplit(only, ',', absl::SkipEmpty());
+    std::vector<TimingCase> kept;
+    for (TimingCase& tc : cases) {
+      for (const std::string& w : wanted) {
+        if (absl::StrContains(tc.name, w)) {
+          kept.push_back(std::move(tc));
+          break;
+        }
+      }
+    }
+    cases = std::move(kept);
   }
   const char* results_path = std::getenv("JITK_ATTN_RESULTS");
   std::FILE* results = results_path ? std::fopen(results_path, "w") : nullptr;
