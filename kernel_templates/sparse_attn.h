@@ -123,8 +123,15 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   }
 
   const T* qg = head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, b, h);
-  const T* kg = head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk);
-  const T* vg = head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk);
+  // The K and V rows of the head are formed at each load: kept across the
+  // loop, the two pointers take four registers from the tiles (and made
+  // the mma engine's 64-key passes spill).
+  auto load_kv = [&](T* dst, int kv0) {
+    load_tile<E, BN>(dst, head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk), p.k_stride_l, kv0,
+                     p.len_k);
+    load_tile<E, BN>(dst + kKV, head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk),
+                     p.v_stride_l, kv0, p.len_k);
+  };
   T* sq = reinterpret_cast<T*>(smem);
   T* skv = sq + (E::kQInShared ? BM * kRow : 0);
 
@@ -138,8 +145,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
     if (t < sched.n_tiles) {
       bool partial;
       int kv0 = sched.tile_start(t, &partial);
-      load_tile<E, BN>(skv + t * 2 * kKV, kg, p.k_stride_l, kv0, p.len_k);
-      load_tile<E, BN>(skv + t * 2 * kKV + kKV, vg, p.v_stride_l, kv0, p.len_k);
+      load_kv(skv + t * 2 * kKV, kv0);
       if (threadIdx.x == 0) slots[t] = TileSlot{kv0, partial};
     }
     cp_async_commit();
@@ -147,27 +153,31 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
 
   KvCursor fill;  // the tile loaded next, S - 1 ahead of the one computed
   fill.seek(sched, S - 1);
-  for (int t = 0; t < sched.n_tiles; ++t) {
-    // Refill the stage consumed in the previous iteration.
-    const int next = t + S - 1;
+  // Loads tile `next` into its stage, as one copy group (empty past the end).
+  auto refill = [&](int next) {
     if (next < sched.n_tiles) {
-      T* dst = skv + (next % S) * 2 * kKV;
-      load_tile<E, BN>(dst, kg, p.k_stride_l, fill.start, p.len_k);
-      load_tile<E, BN>(dst + kKV, vg, p.v_stride_l, fill.start, p.len_k);
+      load_kv(skv + (next % S) * 2 * kKV, fill.start);
       if (threadIdx.x == 0) slots[next % S] = TileSlot{fill.start, fill.partial};
       fill.advance(sched);
     }
     cp_async_commit();
-    cp_async_wait<S - 1>();  // tile t (and Q) have landed
+  };
+  for (int t = 0; t < sched.n_tiles; ++t) {
+    if constexpr (S == 1) refill(t);
+    // Tile t (and Q) have landed; S - 2 later tiles may still be in flight.
+    cp_async_wait<S == 1 ? 0 : S - 2>();
 #if JITK_ATTN_HAS_WGMMA
     if (Swizzled<E>::value) async_proxy_fence();  // before wgmma reads them
 #endif
     block_sync();
+    // Every thread is past tile t - 1, so its stage takes tile t + S - 1:
+    // one barrier per tile.
+    if constexpr (S > 1) refill(t + S - 1);
     if (t == 0) engine.load_q(sq);
     const T* stage = skv + (t % S) * 2 * kKV;
     const TileSlot cur = slots[t % S];
     engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial != 0, p);
-    block_sync();
+    if constexpr (S == 1) block_sync();  // before the next tile overwrites the only stage
   }
   // The output pointers are formed only now: kept across the loop they
   // would take registers from the tiles.

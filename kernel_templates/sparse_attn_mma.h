@@ -51,15 +51,31 @@ constexpr float kRescaleSlack = 8.f;
 template <int MASK, int NT>
 JITK_DEVICE void mask_scores(float (&s)[NT][4], int row0, int col0, bool apply_mod,
                              const SparseAttnParams& p) {
+  // Per row: keys in (lo, hi) or below global are visible, and in bounds
+  // below len_k; a few compares per element, no per-element subtraction.
 #pragma unroll
-  for (int nt = 0; nt < NT; ++nt) {
+  for (int hr = 0; hr < 2; ++hr) {
+    const int row = row0 + hr * 8;
+    int lo = -1, hi = p.len_k, global = 0;
+    if (apply_mod) {
+      // Wider than q - k can be: row + window cannot overflow.
+      const int window = min(p.window, p.len_q + p.len_k);
+      if (MASK == kMaskCausal || MASK == kMaskSlidingCausal) hi = min(hi, row + 1);
+      if (MASK == kMaskSlidingCausal || MASK == kMaskSliding) {
+        lo = row - window;
+        global = p.global_tokens;
+      }
+      if (MASK == kMaskSliding && row >= p.global_tokens) hi = min(hi, row + window);
+      if (MASK == kMaskSliding && row < p.global_tokens) lo = -1;
+    }
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = row0 + (i >> 1) * 8;
-      const int col = col0 + nt * 8 + (i & 1);
-      const bool ok = (unsigned(col) < unsigned(p.len_k)) &
-                      (!apply_mod | mask_allows<MASK>(row, col, p.window, p.global_tokens));
-      s[nt][i] = ok ? s[nt][i] : neg_inf();
+    for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int col = col0 + nt * 8 + j;
+        const bool ok = (unsigned(col) < unsigned(hi)) & ((col > lo) | (col < global));
+        s[nt][2 * hr + j] = ok ? s[nt][2 * hr + j] : neg_inf();
+      }
     }
   }
 }
@@ -202,10 +218,11 @@ struct MmaEngine {
   static constexpr int kWarpRows = BLOCK_M / WAVES;
   static constexpr int kMT = kWarpRows / 16;   // m-tiles per warp
   // Keys per pass through S = Q K^T, softmax, O += P V. With two or more
-  // m-tiles a stage of BLOCK_N keys is computed 32 keys at a time: S stays
-  // small enough for O and S to share the register file without spills, while
-  // the barriers and the refill are paid once per BLOCK_N keys.
-  static constexpr int kSubN = kMT >= 2 && BLOCK_N > 32 ? 32 : BLOCK_N;
+  // m-tiles a stage of BLOCK_N keys is computed 64 keys at a time: S and O
+  // share the register file (255 registers at 128x64, d = 128), Q is re-read
+  // from shared memory once per 64 keys, and the barriers and the refill are
+  // paid once per BLOCK_N keys.
+  static constexpr int kSubN = kMT >= 2 && BLOCK_N > 64 ? 64 : BLOCK_N;
   static constexpr int kNT = kSubN / 8;        // n-tiles of S
   static constexpr int kDT = HEAD_DIM / 8;     // n-tiles of O
   static constexpr int kKS = HEAD_DIM / 16;    // k-steps of Q K^T

@@ -181,6 +181,7 @@ inline void __syncwarp(unsigned = 0xffffffffu) { ::simt::Emulator::Get().SyncWav
 inline float __uint_as_float(unsigned v) { return __builtin_bit_cast(float, v); }
 inline unsigned __float_as_uint(float v) { return __builtin_bit_cast(unsigned, v); }
 inline float __int_as_float(int v) { return __builtin_bit_cast(float, v); }
+inline int min(int a, int b) { return a < b ? a : b; }
 inline float __shfl_xor(float v, int mask) {
   ::simt::Emulator& e = ::simt::Emulator::Get();
   const float* all = e.Exchange(v);

@@ -21,6 +21,11 @@ namespace {
 class SparseAttnCompileTest : public ::testing::TestWithParam<const char*> {};
 
 constexpr int kSpecializedSpillBytes = 96;
+// The mma.sync engine's 64-key passes at d=128 use all 255 registers and
+// keep one 8-byte mask-row pointer in local memory (16 bytes stored and
+// loaded), loaded once per key block (SASS in
+// bench/results/2026-12-04-h200-mma-sync/run2).
+constexpr int kMmaSpillBytes = 16;
 
 TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
   const std::string arch_name = GetParam();
@@ -68,8 +73,11 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
         const bool specialized =
             engine == attn::kEngineWgmma &&
             attn::WgmmaWarpSpecialized(int(config.at("BLOCK_M")), int(config.at("WAVES")));
-        EXPECT_LE(r.spills, specialized ? kSpecializedSpillBytes : 0) << what;
-        EXPECT_LE(r.scratch_bytes, specialized ? kSpecializedSpillBytes : 0) << what;
+        const int allowed = specialized                  ? kSpecializedSpillBytes
+                            : engine == attn::kEngineMma ? kMmaSpillBytes
+                                                         : 0;
+        EXPECT_LE(r.spills, allowed) << what;
+        EXPECT_LE(r.scratch_bytes, allowed) << what;
         // ptxas serializes wgmma (C7513 / C7514) when registers of an MMA in
         // flight are touched; it says so only in its log (kept when not empty).
         if (engine == attn::kEngineWgmma) {

@@ -502,20 +502,22 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   };
   // mma.sync and wgmma configs together; each engine skips the other's.
   const std::vector<KernelConfig> sweep = {
-      cfg(128, 32, 4, 2), cfg(128, 64, 4, 2), cfg(128, 64, 4, 3),  cfg(128, 128, 4, 2),
+      cfg(128, 32, 4, 2), cfg(128, 32, 4, 3), cfg(128, 32, 4, 4),  cfg(128, 64, 4, 2),
+      cfg(128, 64, 4, 3), cfg(128, 128, 4, 2),
       cfg(128, 128, 8, 2), cfg(128, 64, 8, 2), cfg(64, 64, 4, 2),  cfg(64, 32, 2, 2),
       cfg(64, 64, 4, 3),   cfg(64, 128, 4, 2), cfg(128, 128, 8, 3), cfg(64, 64, 4, 1),
       cfg(128, 128, 12, 2), cfg(128, 128, 12, 3), cfg(128, 64, 12, 2), cfg(128, 64, 12, 3),
       cfg(64, 128, 8, 2),  cfg(64, 64, 8, 3)};
   const std::vector<KernelConfig> small = {
-      cfg(128, 32, 4, 2),   cfg(128, 64, 4, 2),   cfg(128, 128, 4, 2), cfg(64, 64, 4, 2),
+      cfg(128, 32, 4, 2),   cfg(128, 32, 4, 3),   cfg(128, 64, 4, 2),  cfg(128, 128, 4, 2),
+      cfg(64, 64, 4, 2),
       cfg(128, 128, 8, 2),  cfg(64, 64, 4, 1),    cfg(128, 128, 12, 2), cfg(128, 128, 12, 3),
       cfg(128, 64, 12, 3)};
   std::vector<TimingCase> cases = {
       {"causal f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, sweep},
       {"causal bf16 L=4096", DType::kBF16, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, small},
       {"dense f16 L=4096", DType::kF16, 4, 32, 4096, 128, AttentionLayout::kDense, 0, 0, small},
-      {"causal bf16 L=16384", DType::kBF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
+      {"causal bf16 L=16384", DType::kBF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, small, 3},
       {"causal f16 L=16384", DType::kF16, 4, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, small, 3},
       {"sliding 1024+128 f16 L=16384",
        DType::kF16,

@@ -113,6 +113,12 @@ TEST(SparseAttnTemplateTest, DefaultConfigAlwaysValid) {
 TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   KernelConfig hopper = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_90"));
   EXPECT_EQ(KernelConfigToString(hopper), "BLOCK_M=128,BLOCK_N=32,STAGES=2,WAVES=4");
+  // mma.sync: 64-key tiles (one pass each) unless the mask is causal.
+  for (AttentionLayout layout : {AttentionLayout::kDense, AttentionLayout::kSlidingWindow}) {
+    KernelConfig c = T().DefaultConfig(AttnShape(DType::kBF16, 128, int(layout)), Arch("sm_90"));
+    EXPECT_EQ(KernelConfigToString(c), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4")
+        << AttentionLayoutName(layout);
+  }
   // 68 KiB of shared memory: Ampere's 163 KiB holds it too.
   KernelConfig ampere = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_80"));
   EXPECT_EQ(KernelConfigToString(ampere), "BLOCK_M=128,BLOCK_N=32,STAGES=2,WAVES=4");
@@ -121,14 +127,14 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   // Phi-3-small's block 64 limits BLOCK_M.
   KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
   EXPECT_EQ(phi3.at("BLOCK_M"), 64);
-  // sm_90a: warp-specialized, two computing warpgroups and a copying one
-  // (64-key tiles for sliding windows); one unbuffered warpgroup where
-  // 128-row tiles do not divide the blocks.
+  // sm_90a: warp-specialized, two computing warpgroups and a copying one,
+  // sliding windows included; one unbuffered warpgroup where 128-row tiles
+  // do not divide the blocks.
   KernelConfig wgmma = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(wgmma), "BLOCK_M=128,BLOCK_N=128,STAGES=3,WAVES=12");
   KernelConfig sliding = T().DefaultConfig(
       AttnShape(DType::kF16, 128, int(AttentionLayout::kSlidingWindow)), Arch("sm_90a"));
-  EXPECT_EQ(KernelConfigToString(sliding), "BLOCK_M=128,BLOCK_N=64,STAGES=3,WAVES=12");
+  EXPECT_EQ(KernelConfigToString(sliding), "BLOCK_M=128,BLOCK_N=128,STAGES=3,WAVES=12");
   KernelConfig block64 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(block64), "BLOCK_M=64,BLOCK_N=64,STAGES=1,WAVES=4");
 }
