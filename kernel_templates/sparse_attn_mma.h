@@ -4,8 +4,8 @@
 // per warp the Q fragments stay in registers for the whole row of key tiles;
 // with two or more (fewer ldmatrix per mma: each K / V fragment feeds every
 // m-tile) they are re-read from shared memory one k-step at a time, which
-// keeps O (kMT * HEAD_DIM / 2 registers) and S in the register file without
-// spills. S = Q K^T is accumulated in
+// keeps O (kMT * HEAD_DIM / 2 registers) and S in the register file (all 255
+// at d = 128 with 64-key passes). S = Q K^T is accumulated in
 // fp32 C fragments, softmaxed in place, and the C fragments of two adjacent
 // n-tiles are exactly the A fragment of P for the next mma, so P never
 // touches shared memory. K fragments come from ldmatrix, V fragments from

@@ -118,7 +118,7 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
     EXPECT_EQ(KernelConfigToString(c), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4")
         << AttentionLayoutName(layout);
   }
-  // 104 KiB of shared memory: Ampere's 163 KiB holds it too.
+  // 102 KiB of shared memory: Ampere's 163 KiB holds it too.
   KernelConfig ampere = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_80"));
   EXPECT_EQ(KernelConfigToString(ampere), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   KernelConfig cdna = T().DefaultConfig(AttnShape(DType::kF16), Arch("gfx90a"));
