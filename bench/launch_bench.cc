@@ -21,6 +21,7 @@
 #include "jitk/jitk.h"
 #include "lib/internal/kernel_impl.h"
 #include "lib/internal/status_macros.h"
+#include "lib/attention/sparse_attn_template.h"
 #include "lib/kernel_template.h"
 
 namespace {
@@ -86,6 +87,7 @@ struct AttnSetup {
   jitk::DeviceBuffer q, k, v, o, lse;
   jitk::LaunchArgs args;
   std::string error;
+  static constexpr int kLen = 128, kHeadDim = 128;
 
   static const AttnSetup& Get() {
     static const AttnSetup* const kSetup = new AttnSetup(Make());
@@ -93,8 +95,6 @@ struct AttnSetup {
   }
 
  private:
-  static constexpr int kLen = 128, kHeadDim = 128;
-
   static AttnSetup Make() {
     AttnSetup s;
     absl::Status status = Fill(s);
@@ -252,6 +252,36 @@ void BM_EncodeSparseAttnTensorMaps(benchmark::State& state) {
   state.counters["maps"] = double(requests.size());
 }
 BENCHMARK(BM_EncodeSparseAttnTensorMaps);
+
+// The host's planning alone, no GPU: sparse_attn's PlanLaunch (argument
+// checks, SparseAttnParams, the tensor-map requests) for one causal query
+// tile at an arch's default config, on aligned fake device addresses.
+void PlanSparseAttn(benchmark::State& state, const char* arch_name) {
+  const jitk::internal::KernelTemplate& t = jitk::internal::SparseAttnKernelTemplate();
+  absl::StatusOr<jitk::ArchInfo> arch = jitk::LookupArch(arch_name);
+  constexpr int kLen = AttnSetup::kLen, kHeadDim = AttnSetup::kHeadDim;
+  absl::StatusOr<jitk::BlockMask> mask = jitk::BlockMask::Causal(kLen, kLen);
+  if (!arch.ok() || !mask.ok()) return state.SkipWithError("no arch or mask");
+  const jitk::Shape shape = mask->AttentionShape(jitk::DType::kF16, 1, 1, 1, kHeadDim);
+  const jitk::KernelConfig config = t.DefaultConfig(shape, *arch);
+  auto addr = [](uintptr_t a) { return reinterpret_cast<const void*>(a); };
+  jitk::LaunchArgs args;
+  args.Ptr("q", addr(0x10000)).Ptr("k", addr(0x20000)).Ptr("v", addr(0x30000));
+  args.Ptr("o", addr(0x40000)).Ptr("lse", addr(0x50000));
+  args.Ptr("kv_num_blocks", addr(0x60000)).Ptr("kv_indices", addr(0x70000));
+  args.Ptr("full_kv_num_blocks", addr(0x80000)).Ptr("full_kv_indices", addr(0x90000));
+  args.Int("mask_batch", 1).Int("mask_heads", 1);
+  jitk::internal::LaunchPlan plan;
+  for (auto _ : state) {
+    absl::Status status = t.PlanLaunch(config, shape, *arch, args, plan);
+    if (!status.ok()) return state.SkipWithError(std::string(status.ToString()).c_str());
+    benchmark::DoNotOptimize(plan);
+  }
+}
+void BM_PlanSparseAttnLaunchSm90a(benchmark::State& state) { PlanSparseAttn(state, "sm_90a"); }
+BENCHMARK(BM_PlanSparseAttnLaunchSm90a);
+void BM_PlanSparseAttnLaunchSm90(benchmark::State& state) { PlanSparseAttn(state, "sm_90"); }
+BENCHMARK(BM_PlanSparseAttnLaunchSm90);
 
 }  // namespace
 

@@ -112,7 +112,8 @@ class KernelTemplate {
 
   // Checks `args` against the shape and fills grid, block, packed arguments
   // and tensor maps (replacing what `plan` held). kInvalidArgument naming
-  // the bad argument.
+  // the bad argument. `config` is one ValidateConfig accepted for `shape` and
+  // `arch` (CompileTemplate checks it once; a launch does not again).
   absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
                           const LaunchArgs& args, LaunchPlan& plan) const {
     plan.args.Clear();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -338,7 +339,12 @@ absl::StatusOr<const void*> PointerOr(const LaunchArgs& args, absl::string_view 
 absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, const Shape& shape,
                                                 const ArchInfo& arch, const LaunchArgs& args,
                                                 LaunchPlan& plan) const {
-  JITK_RETURN_IF_ERROR(ValidateConfig(config, shape, arch));
+  // The config passed ValidateConfig when the kernel was compiled
+  // (CompileTemplate); a launch checks its arguments only.
+  JITK_ASSIGN_OR_RETURN(const int64_t bm, ConfigValue(config, "BLOCK_M"));
+  JITK_ASSIGN_OR_RETURN(const int64_t bn, ConfigValue(config, "BLOCK_N"));
+  JITK_ASSIGN_OR_RETURN(const int64_t waves, ConfigValue(config, "WAVES"));
+  JITK_ASSIGN_OR_RETURN(const int64_t stages, ConfigValue(config, "STAGES"));
   const int64_t b = *shape.Get("b"), hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
   const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk"), d = *shape.Get("d");
   const int64_t block = shape.GetOr("block", 128);
@@ -405,8 +411,14 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
       {"o_stride_l", d, &p.o_stride_l},
   };
   const int64_t chunk = 16 / elem;  // elements per 16-byte copy
+  // Most calls pass no stride: one pass over the names instead of twelve.
+  const bool any_stride = absl::c_any_of(
+      args.args(), [](const LaunchArgs::Arg& a) { return absl::StrContains(a.name, "_stride_"); });
   for (const StrideArg& s : strides) {
-    JITK_ASSIGN_OR_RETURN(int64_t value, IntOr(args, s.name, s.fallback));
+    int64_t value = s.fallback;
+    if (any_stride) {
+      JITK_ASSIGN_OR_RETURN(value, IntOr(args, s.name, s.fallback));
+    }
     if (value < 0 || value % chunk != 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("sparse_attn: ", s.name, "=", value, " must be a non-negative multiple of ",
@@ -457,17 +469,15 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   p.scale_log2 = scale * 1.4426950408889634f;
 
   const int engine = SparseAttnEngine(shape, arch);
-  const int64_t bm = config.at("BLOCK_M");
   const int64_t q_tiles = (lq + bm - 1) / bm;
   plan.grid = {uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};
-  plan.block = {uint32_t(config.at("WAVES") * arch.wave_size)};
+  plan.block = {uint32_t(waves * arch.wave_size)};
   plan.dynamic_shared_bytes =
       arch.vendor == Vendor::kNvidia
-          ? uint32_t(attn::SmemBytes(engine, int(bm), int(config.at("BLOCK_N")),
-                                     int(config.at("STAGES")), int(d), int(elem)))
+          ? uint32_t(attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem)))
           : 0;
   plan.args.Add(p);
-  if (WarpSpecialized(engine, config)) {
+  if (engine == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(int(bm), int(waves))) {
     // Persistent: one block per SM walks the query tiles. Asking for more
     // than half an SM's shared memory keeps a second block off it, which
     // the computing warpgroups' setmaxnreg also relies on.
@@ -495,7 +505,6 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
       r.box[2] = r.box[3] = 1;
       plan.tensor_maps.push_back(r);
     };
-    const int64_t bn = config.at("BLOCK_N");
     tensor_map(offsetof(SparseAttnTensorMaps, q), p.q, lq, hq, p.q_stride_l, p.q_stride_h,
                p.q_stride_b, bm);
     tensor_map(offsetof(SparseAttnTensorMaps, k), p.k, lk, hkv, p.k_stride_l, p.k_stride_h,
