@@ -1,7 +1,8 @@
 // Launch overhead: Kernel::Launch against a raw backend launch of the same
 // loaded function (Backend::Launch with pre-packed arguments, no name lookup,
 // no checks). Target: Kernel::Launch <= 1.1x raw. Needs a GPU; without one
-// each benchmark reports why and is skipped.
+// each launch benchmark reports why and is skipped (BM_PlanSparseAttn* time
+// the host's planning alone and run anywhere).
 //
 // The kernel is scaled_add on 4096 elements (one block), so the GPU keeps up
 // with the launches; the stream is drained every kDrainEvery launches
