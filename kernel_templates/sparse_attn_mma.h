@@ -58,14 +58,17 @@ JITK_DEVICE void mask_scores(float (&s)[NT][4], int row0, int col0, bool apply_m
     const int row = row0 + hr * 8;
     int lo = -1, hi = p.len_k, global = 0;
     if (apply_mod) {
-      // Wider than q - k can be: row + window cannot overflow.
+      // No wider than q - k can be for rows below len_q + len_k (the host
+      // keeps that sum an int); row + window is only formed below len_k.
       const int window = min(p.window, p.len_q + p.len_k);
       if (MASK == kMaskCausal || MASK == kMaskSlidingCausal) hi = min(hi, row + 1);
       if (MASK == kMaskSlidingCausal || MASK == kMaskSliding) {
         lo = row - window;
         global = p.global_tokens;
       }
-      if (MASK == kMaskSliding && row >= p.global_tokens) hi = min(hi, row + window);
+      if (MASK == kMaskSliding && row >= p.global_tokens && window <= p.len_k - row) {
+        hi = row + window;
+      }
       if (MASK == kMaskSliding && row < p.global_tokens) lo = -1;
     }
 #pragma unroll
@@ -230,7 +233,8 @@ struct MmaEngine {
   static_assert(kWaveSize == 32 || sizeof(T) == 0, "the mma engine needs 32-lane warps");
   static_assert(sizeof(T) == 2, "the mma engine takes f16 or bf16 storage");
   static_assert(BLOCK_M % (16 * WAVES) == 0, "BLOCK_M must be a multiple of 16 * WAVES");
-  static_assert(BLOCK_N % 16 == 0 && BLOCK_N % kSubN == 0, "BLOCK_N must be a multiple of 16 (32 with two or more m-tiles)");
+  static_assert(BLOCK_N % 16 == 0 && BLOCK_N % kSubN == 0,
+                "BLOCK_N must be a multiple of 16 (above 64 with two or more m-tiles: of 64)");
   static_assert(HEAD_DIM % 16 == 0, "HEAD_DIM must be a multiple of 16");
 
   static constexpr bool kQInRegs = kMT == 1;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -86,14 +87,28 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // Where 128-row tiles do not divide the mask blocks, one warpgroup of
       // 64 rows, unbuffered (three blocks per SM overlap each other's
       // softmax and MMAs).
+      // For sliding windows the 64-row fallback keeps two stages (3.67 vs
+      // 3.93 ms in bench/results/2026-12-02-h200-wgmma/).
+      if (IsSlidingMask(MaskKindOf(shape))) return {{128, 128, 12, 3}, {64, 64, 4, 2}};
       return {{128, 128, 12, 3}, {64, 64, 4, 1}, {64, 64, 4, 2}};
-    case attn::kEngineMma:
+    case attn::kEngineMma: {
       // 128x64 with 4 warps of 32 rows (two m-tiles, Q re-read from shared
-      // memory once per 64-key pass): 102 KiB of shared memory, two blocks
-      // per SM. Over 128x32 (H200, same build): 1.11x dense, 1.08x causal
-      // (full tiles in their own loop), 1.08x the sliding window.
+      // memory once per 64-key pass), two blocks per SM. Over 128x32 (H200,
+      // same build): 1.11x dense, 1.08x causal (full tiles in their own
+      // loop), 1.08x the sliding window. Where two such blocks do not fit an
+      // SM's shared memory (sm_80's 164 KiB at d = 128), 128x32 (68 KiB)
+      // keeps two.
+      const int64_t d = shape.GetOr("d", 128), elem = int64_t(DTypeSize(shape.dtype()));
+      const bool two_wide_blocks =
+          2 * attn::SmemBytes(attn::kEngineMma, 128, 64, 2, int(d), int(elem)) <=
+          arch.lds_bytes_per_cu;
+      if (!two_wide_blocks) {
+        return {{128, 32, 4, 2}, {128, 64, 4, 2}, {64, 64, 4, 2}, {64, 32, 4, 2},
+                {64, 64, 4, 1},  {32, 32, 2, 1},  {16, 16, 1, 1}};
+      }
       return {{128, 64, 4, 2}, {128, 32, 4, 2}, {64, 64, 4, 2}, {64, 32, 4, 2},
               {64, 64, 4, 1},  {32, 32, 2, 1},  {16, 16, 1, 1}};
+    }
     case attn::kEngineMfma:
       return {{128, 64, 4, 1}, {64, 64, 2, 1}, {128, 32, 4, 1}, {64, 32, 2, 1}, {32, 32, 1, 1}};
     default:
@@ -153,6 +168,10 @@ class SparseAttnTemplate final : public KernelTemplate {
     if (lq > kMaxLength || lk > kMaxLength) {
       return absl::InvalidArgumentError(absl::StrCat("sparse_attn: lq=", lq, " and lk=", lk,
                                                      " must each be at most ", kMaxLength));
+    }
+    if (lq + lk > std::numeric_limits<int32_t>::max()) {  // the element mask adds them as ints
+      return absl::InvalidArgumentError(absl::StrCat("sparse_attn: lq + lk = ", lq + lk,
+                                                     " must be below 2^31"));
     }
     if (d % 16 != 0 || d > 256) {
       return absl::InvalidArgumentError(
@@ -260,9 +279,9 @@ class SparseAttnTemplate final : public KernelTemplate {
         if (bm % (16 * waves) != 0 || bn % 16 != 0) {
           return fail("the mma engine needs BLOCK_M a multiple of 16 * WAVES and BLOCK_N of 16");
         }
-        if (bm / (16 * waves) >= 2 && bn > 32 && bn % 32 != 0) {
-          return fail("with two or more m-tiles per warp the mma engine computes 32 keys at a ",
-                      "time: BLOCK_N must be a multiple of 32");
+        if (bm / (16 * waves) >= 2 && bn > 64 && bn % 64 != 0) {
+          return fail("with two or more m-tiles per warp the mma engine computes 64 keys at a ",
+                      "time: BLOCK_N above 64 must be a multiple of 64");
         }
         break;
       case attn::kEngineMfma:

@@ -1,6 +1,9 @@
 // The sparse_attn template compiled by g++ for 32-lane waves and run on the
 // SIMT emulator: the NVIDIA mma.sync engine (fragment layouts of the PTX
 // ISA) and the FMA engine, on every layout, against the fp64 reference.
+#include <algorithm>
+#include <iterator>
+
 #include "tests/lib/attention/emulated_runner.h"
 
 #define jitk jitk_emu32
@@ -36,6 +39,58 @@ KernelConfig Config(int bm, int bn, int waves, int stages) {
   return {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", waves}, {"STAGES", stages}};
 }
 
+// The matrix engines' element mask (per-row key ranges) keeps exactly the
+// keys mask_allows does, in bounds, for every mask kind: narrow and wide
+// windows, global tokens, more queries than keys, rows past len_q (padding
+// of the last tile, never stored) up to len_q + len_k, where the range
+// clamps its window, and columns past either end.
+template <int MASK>
+void ExpectMaskScoresMatchMaskAllows() {
+  constexpr int kNT = 4;
+  for (int len_q : {1, 40, 90}) {
+    for (int len_k : {1, 33, 70}) {
+      for (int window : {1, 3, 8, 37, 1000, 1 << 30}) {
+        for (int global : {0, 3}) {
+          E p = {};
+          p.len_q = len_q;
+          p.len_k = len_k;
+          p.window = window;
+          p.global_tokens = global;
+          for (int row0 = 0; row0 < len_q + 16; row0 += 5) {
+            for (int col0 = -16; col0 < len_k + 16; col0 += 6) {
+              for (bool apply_mod : {false, true}) {
+                float s[kNT][4];
+                for (auto& tile : s) std::fill(std::begin(tile), std::end(tile), 1.f);
+                jitk_emu32::attn::mask_scores<MASK>(s, row0, col0, apply_mod, p);
+                for (int nt = 0; nt < kNT; ++nt) {
+                  for (int i = 0; i < 4; ++i) {
+                    const int row = row0 + (i >> 1) * 8, col = col0 + nt * 8 + (i & 1);
+                    if (row >= len_q + len_k) continue;
+                    const bool want =
+                        unsigned(col) < unsigned(len_k) &&
+                        (!apply_mod || jitk_emu32::attn::mask_allows<MASK>(row, col, window, global));
+                    ASSERT_EQ(s[nt][i] == 1.f, want)
+                        << "mask " << MASK << " row " << row << " col " << col << " len_q " << len_q
+                        << " len_k " << len_k << " window " << window << " global " << global
+                        << " apply_mod " << apply_mod;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(EmulatedWave32Test, MaskScoresMatchMaskAllows) {
+  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskNone>();
+  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskCausal>();
+  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskSlidingCausal>();
+  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskSliding>();
+}
+
 TEST(EmulatedWave32Test, MmaF16CausalGqaOddLengths) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 100, 32);
   ASSERT_TRUE(mask.ok()) << mask.status();
@@ -61,24 +116,40 @@ TEST(EmulatedWave32Test, MmaF16DenseTwoMTilesPerWarp) {
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 32, 2, 1, 64, jitk_emu32::f16, 0, 1>, run, *mask);
 }
 
-// Two m-tiles per warp and 64-key stages computed in two 32-key passes; a
-// large scale makes row maxima jump by more and by less than the rescale
-// slack from tile to tile, so both sides of the deferred rescale run.
+// Two m-tiles per warp and 128-key stages computed in two 64-key passes
+// (the causal mask's full tiles in their own loop); a large scale makes row
+// maxima jump by more and by less than the rescale slack from tile to tile,
+// so both sides of the deferred rescale run.
 TEST(EmulatedWave32Test, MmaF16CausalTwoPassStagesLargeScores) {
-  absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 64);
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 128);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 64, 2, 2), "sm_90",
-                  "jitk::sparse_attn_fwd<64, 64, 2, 2, 64, jitk::f16, 1, 1>"};
+  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 128, 2, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<64, 128, 2, 2, 64, jitk::f16, 1, 1>"};
   run.scale = 4.0f;
-  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 64, 2, 2, 64, jitk_emu32::f16, 1, 1>, run, *mask);
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 128, 2, 2, 64, jitk_emu32::f16, 1, 1>, run,
+                 *mask);
+}
+
+// Two m-tiles per warp under the two-sided sliding mask (one pass of 64
+// keys): a window that ends inside the keys, and one wider than both lengths.
+TEST(EmulatedWave32Test, MmaF16SlidingBidirectionalTwoMTiles) {
+  for (int window : {37, 1000}) {
+    absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(150, 170, window, 6, false, 64);
+    ASSERT_TRUE(mask.ok()) << mask.status();
+    EmulatedRun run{Make(DType::kF16, 1, 1, 150, 170, 64), Config(64, 64, 2, 2), "sm_90",
+                    "jitk::sparse_attn_fwd<64, 64, 2, 2, 64, jitk::f16, 3, 1>"};
+    RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 64, 2, 2, 64, jitk_emu32::f16, 3, 1>, run,
+                   *mask);
+  }
 }
 
 TEST(EmulatedWave32Test, MmaBf16DenseTwoPassStages) {
-  absl::StatusOr<BlockMask> mask = BlockMask::Dense(130, 200, 64);
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(130, 200, 128);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kBF16, 1, 1, 130, 200, 32), Config(64, 64, 2, 3), "sm_90",
-                  "jitk::sparse_attn_fwd<64, 64, 2, 3, 32, jitk::bf16, 0, 1>"};
-  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 64, 2, 3, 32, jitk_emu32::bf16, 0, 1>, run, *mask);
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 130, 200, 32), Config(64, 128, 2, 3), "sm_90",
+                  "jitk::sparse_attn_fwd<64, 128, 2, 3, 32, jitk::bf16, 0, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 128, 2, 3, 32, jitk_emu32::bf16, 0, 1>, run,
+                 *mask);
 }
 
 TEST(EmulatedWave32Test, MmaF16StridedPerHead) {

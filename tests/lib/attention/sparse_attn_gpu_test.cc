@@ -237,14 +237,16 @@ std::vector<Case> AllCases() {
   };
   for (const KernelConfig& c : {cfg(64, 64, 4, 1), cfg(64, 32, 4, 3), cfg(128, 128, 8, 2),
                                 cfg(64, 64, 2, 2), cfg(128, 64, 8, 4), cfg(128, 32, 4, 2),
-                                cfg(128, 32, 4, 3), cfg(64, 32, 2, 2)}) {
+                                cfg(128, 32, 4, 3), cfg(64, 32, 2, 2), cfg(64, 128, 2, 2)}) {
     for (DType dtype : {DType::kF16, DType::kBF16}) {
       Problem p = BaseProblem(dtype, 64, index++);
       cases.push_back({AttentionLayout::kCausal, dtype, 64, c, p});
     }
   }
-  // The two-m-tile configs (Q re-read from shared memory) at the timed head dim.
-  for (const KernelConfig& c : {cfg(128, 32, 4, 2), cfg(128, 32, 4, 3), cfg(128, 128, 8, 2)}) {
+  // The two-m-tile configs (Q re-read from shared memory) at the timed head
+  // dim: one pass of 32 or 64 keys per tile, and two of 64.
+  for (const KernelConfig& c : {cfg(128, 32, 4, 2), cfg(128, 32, 4, 3), cfg(128, 64, 4, 2),
+                                cfg(128, 128, 4, 2)}) {
     for (DType dtype : {DType::kF16, DType::kBF16}) {
       Problem p = BaseProblem(dtype, 128, index++);
       cases.push_back({AttentionLayout::kCausal, dtype, 128, c, p});

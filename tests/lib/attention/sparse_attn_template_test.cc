@@ -72,6 +72,8 @@ TEST(SparseAttnTemplateTest, ValidateShapeRejects) {
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("layout", 9)), StatusIs(code, "layout=9"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask", 4)), StatusIs(code, "mask=4"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("b", 70000)), StatusIs(code, "at most 65535"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("lq", 1 << 30).Set("lk", 1 << 30)),
+              StatusIs(code, "below 2^31"));
   Shape missing(DType::kF16);
   missing.Set("b", 1).Set("hq", 1).Set("hkv", 1).Set("lq", 1).Set("d", 64);
   EXPECT_THAT(T().ValidateShape(missing), StatusIs(code, "lk"));
@@ -118,9 +120,12 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
     EXPECT_EQ(KernelConfigToString(c), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4")
         << AttentionLayoutName(layout);
   }
-  // 102 KiB of shared memory: Ampere's 163 KiB holds it too.
+  // Two 128x64 blocks (102 KiB each at d=128) do not fit Ampere's 164 KiB:
+  // 128x32 (68 KiB) keeps two blocks per SM; at d=64 128x64 fits twice.
   KernelConfig ampere = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_80"));
-  EXPECT_EQ(KernelConfigToString(ampere), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
+  EXPECT_EQ(KernelConfigToString(ampere), "BLOCK_M=128,BLOCK_N=32,STAGES=2,WAVES=4");
+  KernelConfig ampere64 = T().DefaultConfig(AttnShape(DType::kF16, 64), Arch("sm_80"));
+  EXPECT_EQ(KernelConfigToString(ampere64), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   KernelConfig cdna = T().DefaultConfig(AttnShape(DType::kF16), Arch("gfx90a"));
   EXPECT_EQ(KernelConfigToString(cdna), "BLOCK_M=128,BLOCK_N=64,STAGES=1,WAVES=4");
   // Phi-3-small's block 64 limits BLOCK_M.
@@ -136,6 +141,9 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   EXPECT_EQ(KernelConfigToString(sliding), "BLOCK_M=128,BLOCK_N=128,STAGES=3,WAVES=12");
   KernelConfig block64 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(block64), "BLOCK_M=64,BLOCK_N=64,STAGES=1,WAVES=4");
+  KernelConfig sliding64 = T().DefaultConfig(
+      AttnShape(DType::kBF16, 128, int(AttentionLayout::kSlidingWindow), 64), Arch("sm_90a"));
+  EXPECT_EQ(KernelConfigToString(sliding64), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=4");
 }
 
 TEST(SparseAttnTemplateTest, SearchSpaceHasTheTunables) {
@@ -168,8 +176,10 @@ TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
               StatusIs(code, "bytes of shared memory"));
   EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, sm90), IsOk());
   EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 1, 2), s, sm90), StatusIs(code, "would spill"));
-  EXPECT_THAT(T().ValidateConfig(cfg(96, 48, 3, 2), Shape(s).Set("block", 96), sm90),
-              StatusIs(code, "multiple of 32"));
+  // Two m-tiles per warp compute 64 keys per pass: wider tiles take whole passes.
+  EXPECT_THAT(T().ValidateConfig(cfg(64, 96, 2, 2), Shape(s).Set("block", 192), sm90),
+              StatusIs(code, "multiple of 64"));
+  EXPECT_THAT(T().ValidateConfig(cfg(96, 48, 3, 2), Shape(s).Set("block", 96), sm90), IsOk());
   EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 4, 1), s, gfx90a), StatusIs(code, "32 * WAVES"));
   EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, gfx90a),
               StatusIs(code, "STAGES must be 1"));
