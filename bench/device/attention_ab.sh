@@ -15,7 +15,7 @@
 #     bash bench/device/attention_ab.sh sm_90 2 new=- base=.carry/tpl_base -- "causal f16 L=4096,sliding"
 set -uo pipefail
 if (($# < 3)); then
-  sed -n '2,16p' "$0" >&2
+  sed -n '2,15p' "$0" >&2
   exit 2
 fi
 TARGET=$1 PASSES=$2
