@@ -75,8 +75,8 @@ int RegisterBudget(const ArchInfo& arch) {
                                      : arch.max_registers_per_thread;
 }
 
-// Built-in defaults, first valid one wins; from the H200 sweeps in
-// bench/results/2026-12-02-h200-v4/ (a tuned DB overrides them).
+// Built-in defaults, first valid one wins; from the H200 sweeps under
+// bench/results/ that each case names (a tuned DB overrides them).
 std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchInfo& arch) {
   switch (engine) {
     case attn::kEngineWgmma:
@@ -86,8 +86,7 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // windows included since the element mask takes per-row key ranges).
       // Where 128-row tiles do not divide the mask blocks, one warpgroup of
       // 64 rows, unbuffered (three blocks per SM overlap each other's
-      // softmax and MMAs).
-      // For sliding windows the 64-row fallback keeps two stages (3.67 vs
+      // softmax and MMAs); for sliding windows with two stages (3.67 vs
       // 3.93 ms in bench/results/2026-12-02-h200-wgmma/).
       if (IsSlidingMask(MaskKindOf(shape))) return {{128, 128, 12, 3}, {64, 64, 4, 2}};
       return {{128, 128, 12, 3}, {64, 64, 4, 1}, {64, 64, 4, 2}};
