@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/algorithm/container.h"
@@ -30,9 +31,11 @@ struct Tiles {
 };
 
 // The warp-specialized wgmma engine (its own kernel, sparse_attn_ws_fwd).
+bool WarpSpecialized(int engine, int64_t block_m, int64_t waves) {
+  return engine == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(int(block_m), int(waves));
+}
 bool WarpSpecialized(int engine, const KernelConfig& config) {
-  return engine == attn::kEngineWgmma &&
-         attn::WgmmaWarpSpecialized(int(config.at("BLOCK_M")), int(config.at("WAVES")));
+  return WarpSpecialized(engine, config.at("BLOCK_M"), config.at("WAVES"));
 }
 
 int NvidiaSm(const ArchInfo& arch) {
@@ -97,16 +100,14 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // loop), 1.08x the sliding window. Where two such blocks do not fit an
       // SM's shared memory (sm_80's 164 KiB at d = 128), 128x32 (68 KiB)
       // keeps two.
-      const int64_t d = shape.GetOr("d", 128), elem = int64_t(DTypeSize(shape.dtype()));
-      const bool two_wide_blocks =
-          2 * attn::SmemBytes(attn::kEngineMma, 128, 64, 2, int(d), int(elem)) <=
-          arch.lds_bytes_per_cu;
-      if (!two_wide_blocks) {
-        return {{128, 32, 4, 2}, {128, 64, 4, 2}, {64, 64, 4, 2}, {64, 32, 4, 2},
-                {64, 64, 4, 1},  {32, 32, 2, 1},  {16, 16, 1, 1}};
+      std::vector<Tiles> tiles = {{128, 64, 4, 2}, {128, 32, 4, 2}, {64, 64, 4, 2},
+                                  {64, 32, 4, 2},  {64, 64, 4, 1},  {32, 32, 2, 1},
+                                  {16, 16, 1, 1}};
+      const int d = int(shape.GetOr("d", 128)), elem = int(DTypeSize(shape.dtype()));
+      if (2 * attn::SmemBytes(attn::kEngineMma, 128, 64, 2, d, elem) > arch.lds_bytes_per_cu) {
+        std::swap(tiles[0], tiles[1]);
       }
-      return {{128, 64, 4, 2}, {128, 32, 4, 2}, {64, 64, 4, 2}, {64, 32, 4, 2},
-              {64, 64, 4, 1},  {32, 32, 2, 1},  {16, 16, 1, 1}};
+      return tiles;
     }
     case attn::kEngineMfma:
       return {{128, 64, 4, 1}, {64, 64, 2, 1}, {128, 32, 4, 1}, {64, 32, 2, 1}, {32, 32, 1, 1}};
@@ -495,7 +496,7 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
           ? uint32_t(attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem)))
           : 0;
   plan.args.Add(p);
-  if (engine == attn::kEngineWgmma && attn::WgmmaWarpSpecialized(int(bm), int(waves))) {
+  if (WarpSpecialized(engine, bm, waves)) {
     // Persistent: one block per SM walks the query tiles. Asking for more
     // than half an SM's shared memory keeps a second block off it, which
     // the computing warpgroups' setmaxnreg also relies on.
