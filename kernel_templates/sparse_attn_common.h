@@ -13,17 +13,37 @@ namespace attn {
 JITK_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
 constexpr float kLn2 = 0.69314718055994530942f;
 
-// The element mask of partial blocks (see MaskKind). Bitwise & and |, not
-// && and ||: evaluated for every element of a tile, a branch-free select is
-// cheaper than the short-circuit branches.
+// The element mask of partial blocks (see MaskKind), per query row: key k
+// is visible when 0 <= k < hi and (k > lo or k < global). With apply_mod
+// these are exactly the keys below len_k that the mask kind allows (the
+// host's ElementMask::Allows) for every row below len_q + len_k: the host
+// keeps that sum an int, and row + window is only formed below len_k.
+// Without apply_mod, the keys in bounds. Formed once per row, they cost one
+// to three compares per element; bitwise & and |, not && and ||: a
+// branch-free select per element is cheaper than short-circuit branches.
+struct RowKeys {
+  int lo, hi, global;
+};
+JITK_DEVICE bool key_visible(int key, RowKeys keys) {
+  return (unsigned(key) < unsigned(keys.hi)) & ((key > keys.lo) | (key < keys.global));
+}
+
 template <int MASK>
-JITK_DEVICE bool mask_allows(int q, int k, int window, int global_tokens) {
-  if (MASK == kMaskCausal) return k <= q;
-  if (MASK == kMaskSlidingCausal) return (k <= q) & ((q - k < window) | (k < global_tokens));
-  if (MASK == kMaskSliding) {
-    return (q < global_tokens) | (k < global_tokens) | ((q - k < window) & (k - q < window));
+JITK_DEVICE RowKeys row_keys(int row, bool apply_mod, const SparseAttnParams& p) {
+  RowKeys keys{-1, p.len_k, 0};
+  if (apply_mod) {
+    const int window = min(p.window, p.len_q + p.len_k);
+    if (MASK == kMaskCausal || MASK == kMaskSlidingCausal) keys.hi = min(keys.hi, row + 1);
+    if (MASK == kMaskSlidingCausal || MASK == kMaskSliding) {
+      keys.lo = row - window;
+      keys.global = p.global_tokens;
+    }
+    if (MASK == kMaskSliding && row >= p.global_tokens && window <= p.len_k - row) {
+      keys.hi = row + window;
+    }
+    if (MASK == kMaskSliding && row < p.global_tokens) keys.lo = -1;
   }
-  return true;
+  return keys;
 }
 
 // Corner tests of a partial tile under a causal or sliding-causal element

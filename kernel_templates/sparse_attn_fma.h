@@ -92,13 +92,10 @@ struct FmaEngine {
 #pragma unroll
     for (int i = 0; i < kRm; ++i) {
       if (bounds || apply_mod) {
-        int row = q0 + rg * kRm + i;
+        const RowKeys keys = row_keys<MASK>(q0 + rg * kRm + i, apply_mod, p);
 #pragma unroll
         for (int c = 0; c < kCn; ++c) {
-          int col = kv0 + c * kTpr + tl;
-          bool ok = unsigned(col) < unsigned(p.len_k) &&
-                    (!apply_mod || mask_allows<MASK>(row, col, p.window, p.global_tokens));
-          if (!ok) s[i][c] = neg_inf();
+          if (!key_visible(kv0 + c * kTpr + tl, keys)) s[i][c] = neg_inf();
         }
       }
       float mx = neg_inf();

@@ -96,14 +96,13 @@ struct MfmaEngine {
     const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
     const bool apply_mod = MASK != kMaskNone && partial;
     if (bounds || apply_mod) {
+      const RowKeys keys = row_keys<MASK>(row, apply_mod, p);  // a lane's keys share its row
 #pragma unroll
       for (int kc = 0; kc < kNC; ++kc) {
 #pragma unroll
         for (int v = 0; v < 16; ++v) {
-          int key = kv0 + kc * 32 + 8 * (v >> 2) + 4 * hi + (v & 3);
-          bool ok = unsigned(key) < unsigned(p.len_k) &&
-                    (!apply_mod || mask_allows<MASK>(row, key, p.window, p.global_tokens));
-          if (!ok) s[kc][v] = neg_inf();
+          const int key = kv0 + kc * 32 + 8 * (v >> 2) + 4 * hi + (v & 3);
+          if (!key_visible(key, keys)) s[kc][v] = neg_inf();
         }
       }
     }

@@ -51,33 +51,15 @@ constexpr float kRescaleSlack = 8.f;
 template <int MASK, int NT>
 JITK_DEVICE void mask_scores(float (&s)[NT][4], int row0, int col0, bool apply_mod,
                              const SparseAttnParams& p) {
-  // Per row: keys in (lo, hi) or below global are visible, and in bounds
-  // below len_k; a few compares per element, no per-element subtraction.
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
-    const int row = row0 + hr * 8;
-    int lo = -1, hi = p.len_k, global = 0;
-    if (apply_mod) {
-      // No wider than q - k can be for rows below len_q + len_k (the host
-      // keeps that sum an int); row + window is only formed below len_k.
-      const int window = min(p.window, p.len_q + p.len_k);
-      if (MASK == kMaskCausal || MASK == kMaskSlidingCausal) hi = min(hi, row + 1);
-      if (MASK == kMaskSlidingCausal || MASK == kMaskSliding) {
-        lo = row - window;
-        global = p.global_tokens;
-      }
-      if (MASK == kMaskSliding && row >= p.global_tokens && window <= p.len_k - row) {
-        hi = row + window;
-      }
-      if (MASK == kMaskSliding && row < p.global_tokens) lo = -1;
-    }
+    const RowKeys keys = row_keys<MASK>(row0 + hr * 8, apply_mod, p);
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
         const int col = col0 + nt * 8 + j;
-        const bool ok = (unsigned(col) < unsigned(hi)) & ((col > lo) | (col < global));
-        s[nt][2 * hr + j] = ok ? s[nt][2 * hr + j] : neg_inf();
+        s[nt][2 * hr + j] = key_visible(col, keys) ? s[nt][2 * hr + j] : neg_inf();
       }
     }
   }

@@ -3,7 +3,9 @@
 // ISA) and the FMA engine, on every layout, against the fp64 reference.
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
+#include "jitk/block_mask.h"
 #include "tests/lib/attention/emulated_runner.h"
 
 #define jitk jitk_emu32
@@ -39,43 +41,79 @@ KernelConfig Config(int bm, int bn, int waves, int stages) {
   return {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", waves}, {"STAGES", stages}};
 }
 
-// The matrix engines' element mask (per-row key ranges) keeps exactly the
-// keys mask_allows does, in bounds, for every mask kind: narrow and wide
-// windows, global tokens, more queries than keys, rows past len_q (padding
-// of the last tile, never stored) up to len_q + len_k, where the range
-// clamps its window, and columns past either end.
-template <int MASK>
-void ExpectMaskScoresMatchMaskAllows() {
-  constexpr int kNT = 4;
+// Every engine's element mask (row_keys / key_visible) keeps exactly the
+// keys ElementMask::Allows does (the definition the reference uses), in
+// bounds, for every mask kind: narrow and wide windows, global tokens, more
+// queries than keys, rows past len_q (padding of the last tile, never
+// stored) up to len_q + len_k, where the range clamps its window, and keys
+// past either end. Then mask_scores, which applies it to the mma.sync C
+// fragments, keeps them too.
+struct MaskCase {
+  int len_q, len_k, window, global;
+};
+std::vector<MaskCase> MaskCases() {
+  std::vector<MaskCase> cases;
   for (int len_q : {1, 40, 90}) {
     for (int len_k : {1, 33, 70}) {
       for (int window : {1, 3, 8, 37, 1000, 1 << 30}) {
-        for (int global : {0, 3}) {
-          E p = {};
-          p.len_q = len_q;
-          p.len_k = len_k;
-          p.window = window;
-          p.global_tokens = global;
-          for (int row0 = 0; row0 < len_q + 16; row0 += 5) {
-            for (int col0 = -16; col0 < len_k + 16; col0 += 6) {
-              for (bool apply_mod : {false, true}) {
-                float s[kNT][4];
-                for (auto& tile : s) std::fill(std::begin(tile), std::end(tile), 1.f);
-                jitk_emu32::attn::mask_scores<MASK>(s, row0, col0, apply_mod, p);
-                for (int nt = 0; nt < kNT; ++nt) {
-                  for (int i = 0; i < 4; ++i) {
-                    const int row = row0 + (i >> 1) * 8, col = col0 + nt * 8 + (i & 1);
-                    if (row >= len_q + len_k) continue;
-                    const bool want =
-                        unsigned(col) < unsigned(len_k) &&
-                        (!apply_mod || jitk_emu32::attn::mask_allows<MASK>(row, col, window, global));
-                    ASSERT_EQ(s[nt][i] == 1.f, want)
-                        << "mask " << MASK << " row " << row << " col " << col << " len_q " << len_q
-                        << " len_k " << len_k << " window " << window << " global " << global
-                        << " apply_mod " << apply_mod;
-                  }
-                }
-              }
+        for (int global : {0, 3}) cases.push_back({len_q, len_k, window, global});
+      }
+    }
+  }
+  return cases;
+}
+
+E MaskParams(const MaskCase& c) {
+  E p = {};
+  p.len_q = c.len_q;
+  p.len_k = c.len_k;
+  p.window = c.window;
+  p.global_tokens = c.global;
+  return p;
+}
+
+bool Wanted(const MaskCase& c, int mask, bool apply_mod, int row, int key) {
+  const ElementMask element{MaskMod(mask), c.window, c.global};
+  return key >= 0 && key < c.len_k && (!apply_mod || element.Allows(row, key));
+}
+
+template <int MASK>
+void ExpectRowKeysMatchElementMask() {
+  for (const MaskCase& c : MaskCases()) {
+    const E p = MaskParams(c);
+    for (int row = 0; row < c.len_q + c.len_k; ++row) {
+      for (bool apply_mod : {false, true}) {
+        const auto keys = jitk_emu32::attn::row_keys<MASK>(row, apply_mod, p);
+        for (int key = -16; key < c.len_k + 16; ++key) {
+          ASSERT_EQ(jitk_emu32::attn::key_visible(key, keys), Wanted(c, MASK, apply_mod, row, key))
+              << "mask " << MASK << " row " << row << " key " << key << " len_q " << c.len_q
+              << " len_k " << c.len_k << " window " << c.window << " global " << c.global
+              << " apply_mod " << apply_mod;
+        }
+      }
+    }
+  }
+}
+
+template <int MASK>
+void ExpectMaskScoresMatchElementMask() {
+  constexpr int kNT = 4;
+  for (const MaskCase& c : MaskCases()) {
+    const E p = MaskParams(c);
+    for (int row0 = 0; row0 < c.len_q + 16; row0 += 5) {
+      for (int col0 = -16; col0 < c.len_k + 16; col0 += 6) {
+        for (bool apply_mod : {false, true}) {
+          float s[kNT][4];
+          for (auto& tile : s) std::fill(std::begin(tile), std::end(tile), 1.f);
+          jitk_emu32::attn::mask_scores<MASK>(s, row0, col0, apply_mod, p);
+          for (int nt = 0; nt < kNT; ++nt) {
+            for (int i = 0; i < 4; ++i) {
+              const int row = row0 + (i >> 1) * 8, col = col0 + nt * 8 + (i & 1);
+              if (row >= c.len_q + c.len_k) continue;
+              ASSERT_EQ(s[nt][i] == 1.f, Wanted(c, MASK, apply_mod, row, col))
+                  << "mask " << MASK << " row " << row << " col " << col << " len_q " << c.len_q
+                  << " len_k " << c.len_k << " window " << c.window << " global " << c.global
+                  << " apply_mod " << apply_mod;
             }
           }
         }
@@ -84,11 +122,18 @@ void ExpectMaskScoresMatchMaskAllows() {
   }
 }
 
-TEST(EmulatedWave32Test, MaskScoresMatchMaskAllows) {
-  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskNone>();
-  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskCausal>();
-  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskSlidingCausal>();
-  ExpectMaskScoresMatchMaskAllows<jitk_emu32::attn::kMaskSliding>();
+TEST(EmulatedWave32Test, RowKeysMatchElementMask) {
+  ExpectRowKeysMatchElementMask<jitk_emu32::attn::kMaskNone>();
+  ExpectRowKeysMatchElementMask<jitk_emu32::attn::kMaskCausal>();
+  ExpectRowKeysMatchElementMask<jitk_emu32::attn::kMaskSlidingCausal>();
+  ExpectRowKeysMatchElementMask<jitk_emu32::attn::kMaskSliding>();
+}
+
+TEST(EmulatedWave32Test, MaskScoresMatchElementMask) {
+  ExpectMaskScoresMatchElementMask<jitk_emu32::attn::kMaskNone>();
+  ExpectMaskScoresMatchElementMask<jitk_emu32::attn::kMaskCausal>();
+  ExpectMaskScoresMatchElementMask<jitk_emu32::attn::kMaskSlidingCausal>();
+  ExpectMaskScoresMatchElementMask<jitk_emu32::attn::kMaskSliding>();
 }
 
 TEST(EmulatedWave32Test, MmaF16CausalGqaOddLengths) {
