@@ -22,6 +22,23 @@
 
 namespace jitk::attn_test {
 
+// A problem for the emulated runs (batch 1, as Problem defaults to).
+inline Problem Make(DType dtype, int hq, int hkv, int lq, int lk, int d, bool blhd = false) {
+  Problem p;
+  p.dtype = dtype;
+  p.heads_q = hq;
+  p.heads_kv = hkv;
+  p.len_q = lq;
+  p.len_k = lk;
+  p.head_dim = d;
+  p.blhd = blhd;
+  return p;
+}
+
+inline KernelConfig Config(int bm, int bn, int waves, int stages) {
+  return {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", waves}, {"STAGES", stages}};
+}
+
 struct EmulatedRun {
   Problem problem;
   KernelConfig config;

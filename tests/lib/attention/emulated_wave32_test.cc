@@ -25,22 +25,6 @@ namespace {
 
 using E = jitk_emu32::SparseAttnParams;
 
-Problem Make(DType dtype, int hq, int hkv, int lq, int lk, int d, bool blhd = false) {
-  Problem p;
-  p.dtype = dtype;
-  p.heads_q = hq;
-  p.heads_kv = hkv;
-  p.len_q = lq;
-  p.len_k = lk;
-  p.head_dim = d;
-  p.blhd = blhd;
-  return p;
-}
-
-KernelConfig Config(int bm, int bn, int waves, int stages) {
-  return {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", waves}, {"STAGES", stages}};
-}
-
 // Every engine's element mask (row_keys / key_visible) keeps exactly the
 // keys ElementMask::Allows does (the definition the reference uses), in
 // bounds, for every mask kind: narrow and wide windows, global tokens, more

@@ -20,22 +20,6 @@ namespace {
 
 using E = jitk_emu64::SparseAttnParams;
 
-Problem Make(DType dtype, int hq, int hkv, int lq, int lk, int d, bool blhd = false) {
-  Problem p;
-  p.dtype = dtype;
-  p.heads_q = hq;
-  p.heads_kv = hkv;
-  p.len_q = lq;
-  p.len_k = lk;
-  p.head_dim = d;
-  p.blhd = blhd;
-  return p;
-}
-
-KernelConfig Config(int bm, int bn, int waves, int stages) {
-  return {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", waves}, {"STAGES", stages}};
-}
-
 TEST(EmulatedWave64Test, MfmaF16CausalOddLengths) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 100, 64);
   ASSERT_TRUE(mask.ok()) << mask.status();
