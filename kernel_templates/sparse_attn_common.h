@@ -16,7 +16,7 @@ constexpr float kLn2 = 0.69314718055994530942f;
 // The element mask of partial blocks (see MaskKind), per query row: key k
 // is visible when 0 <= k < hi and (k > lo or k < global). With apply_mod
 // these are exactly the keys below len_k that the mask kind allows (the
-// host's ElementMask::Allows) for every row below len_q + len_k: the host
+// host's ElementMask::Allows) for every row in [0, len_q + len_k): the host
 // keeps that sum an int, and row + window is only formed below len_k.
 // Without apply_mod, the keys in bounds. Formed once per row, they cost one
 // to three compares per element; bitwise & and |, not && and ||: a
