@@ -40,7 +40,7 @@ std::vector<MaskCase> MaskCases() {
   for (int len_q : {1, 40, 90}) {
     for (int len_k : {1, 33, 70}) {
       for (int window : {1, 3, 8, 37, 1000, 1 << 30}) {
-        for (int global : {0, 3}) cases.push_back({len_q, len_k, window, global});
+        for (int global : {0, 3, 1 << 30}) cases.push_back({len_q, len_k, window, global});
       }
     }
   }
@@ -213,6 +213,16 @@ TEST(EmulatedWave32Test, FmaF32SlidingBidirectionalBlhd) {
                   "jitk::sparse_attn_fwd<16, 16, 1, 1, 64, float, 3, 0>"};
   run.scale = 0.3f;
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 1, 64, float, 3, 0>, run, *mask);
+}
+
+// The sliding-causal window with global tokens on the fp32 engine, whose
+// rows are spread over lanes of a row group.
+TEST(EmulatedWave32Test, FmaF32SlidingCausalGlobalTokens) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(90, 110, 24, 7, true, 16);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF32, 2, 1, 90, 110, 32), Config(16, 16, 1, 2), "sm_90",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, float, 2, 0>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, float, 2, 0>, run, *mask);
 }
 
 // Arbitrary indices: query block 1 has no key block at all (zeros, -inf),

@@ -37,6 +37,19 @@ TEST(EmulatedWave64Test, MfmaBf16SlidingWindowGqaBlhd) {
                  *mask);
 }
 
+// The two-sided window on the MFMA engine (one query row per lane): one that
+// ends inside the keys, and one wider than both lengths.
+TEST(EmulatedWave64Test, MfmaF16SlidingBidirectional) {
+  for (int window : {29, 1000}) {
+    absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(100, 120, window, 5, false, 32);
+    ASSERT_TRUE(mask.ok()) << mask.status();
+    EmulatedRun run{Make(DType::kF16, 1, 1, 100, 120, 32), Config(32, 32, 1, 1), "gfx90a",
+                    "jitk::sparse_attn_fwd<32, 32, 1, 1, 32, jitk::f16, 3, 2>"};
+    RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<32, 32, 1, 1, 32, jitk_emu64::f16, 3, 2>, run,
+                   *mask);
+  }
+}
+
 TEST(EmulatedWave64Test, MfmaF16BigBirdWideTile) {
   BlockMask::BigBirdOptions opts;
   opts.block_size = 64;
