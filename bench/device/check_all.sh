@@ -29,9 +29,14 @@ for test in "$BUILD"/tests/jitk_*_tests; do
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')
   rows+=("$(printf '%-34s rc=%-3s %6.1fs' "$name" "$rc" "$secs")")
+  # 127: the binary did not start (a shared library missing); say which.
+  if ((rc == 127)); then
+    rows+=("  $(tail -n 1 "$LOG" | sed 's/.*: error while loading shared libraries: /missing: /')")
+  fi
 done
 
 for example in "$BUILD"/examples/example_*; do
+  [[ -x $example ]] || continue  # none built
   echo "== $(basename "$example")" >>"$LOG"
   "$example" >>"$LOG" 2>&1
   rows+=("$(printf '%-34s rc=%-3s' "$(basename "$example")" "$?")")
