@@ -20,9 +20,9 @@
 #include "benchmark/benchmark.h"
 #include "jitk/block_mask.h"
 #include "jitk/jitk.h"
+#include "lib/attention/sparse_attn_template.h"
 #include "lib/internal/kernel_impl.h"
 #include "lib/internal/status_macros.h"
-#include "lib/attention/sparse_attn_template.h"
 #include "lib/kernel_template.h"
 
 namespace {

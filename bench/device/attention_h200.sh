@@ -6,8 +6,8 @@
 #       build-attn/tests/jitk_lib_attention_tests
 # then run with carry ["build-attn/carry"]. Logs go under $OUT; the summary prints last.
 # QUICK=1: GPU tests only (no CPU tests), default configs only, no torch timing.
-# BASELINE=<dir>: also time the headline shapes with the kernel templates in
-# <dir> (JITK_TEMPLATE_DIR) in the same run, for a before/after ratio.
+# BASELINE=<dir>: also time the headline shape against the kernel templates in
+# <dir> (JITK_TEMPLATE_DIR) in the same run, through attention_ab.sh.
 set -u
 QUICK=${QUICK:-0}
 NO_SWEEP=${NO_SWEEP:-$QUICK}  # NO_SWEEP=0 with QUICK=1: GPU tests, the config sweep, no torch timing
@@ -33,9 +33,8 @@ JITK_ATTN_NO_SWEEP=$NO_SWEEP JITK_ATTN_RESULTS="$OUT/timing.txt" timeout 240 "$B
 echo "timing rc=$?" >> "$OUT/summary.txt"
 
 if [ -n "${BASELINE:-}" ]; then
-  JITK_TEMPLATE_DIR="$BASELINE" JITK_ATTN_TIMING_QUICK=1 JITK_ATTN_RESULTS="$OUT/timing_baseline.txt" \
-    timeout 90 "$BIN" --gtest_also_run_disabled_tests --gtest_filter='SparseAttnGpuTest.DISABLED_Timing' \
-    > "$OUT/timing_baseline.log" 2>&1
+  BIN="$BIN" OUT="$OUT/baseline" TIMEOUT=90 bash bench/device/attention_ab.sh - 1 new=- \
+    base="$BASELINE" -- "causal f16 L=4096" > /dev/null 2>&1
   echo "baseline timing rc=$?" >> "$OUT/summary.txt"
 fi
 
@@ -61,4 +60,4 @@ echo "===== tests"; grep -E "^\[  (PASSED|FAILED) |tests ran|Failure|compiled" "
 echo "===== parity"; grep -E "^[a-z_0-9]+$|  (ours|sdpa|flex|ours_lse|flex_lse)|timing|error" "$OUT/parity.log" | head -40
 echo "===== summary"; cat "$OUT/summary.txt" "$OUT/gpu.txt"
 echo "===== timing"; grep -E "^\|" "$OUT/timing.log"
-if [ -n "${BASELINE:-}" ]; then echo "===== baseline ($BASELINE)"; grep -E "^\|" "$OUT/timing_baseline.log"; fi
+if [ -n "${BASELINE:-}" ]; then echo "===== baseline ($BASELINE)"; cat "$OUT/baseline/table.md"; fi

@@ -21,6 +21,11 @@ namespace {
 class SparseAttnCompileTest : public ::testing::TestWithParam<const char*> {};
 
 constexpr int kSpecializedSpillBytes = 96;
+// The mma.sync engine's 64-key passes at d=128 use all 255 registers and
+// keep one 8-byte mask-row pointer in local memory (16 bytes stored and
+// loaded), loaded once per key block (SASS in
+// bench/results/2026-12-04-h200-mma-sync/run2).
+constexpr int kMmaSpillBytes = 16;
 
 // ptxas's word that wgmma will not overlap: it serializes them (C7514,
 // C7515, C7518) or waits for one in flight where registers it writes are
@@ -29,11 +34,6 @@ constexpr int kSpecializedSpillBytes = 96;
   return ::testing::AnyOf(::testing::HasSubstr("are serialized"),
                           ::testing::HasSubstr("warpgroup.wait is injected"));
 }
-// The mma.sync engine's 64-key passes at d=128 use all 255 registers and
-// keep one 8-byte mask-row pointer in local memory (16 bytes stored and
-// loaded), loaded once per key block (SASS in
-// bench/results/2026-12-04-h200-mma-sync/run2).
-constexpr int kMmaSpillBytes = 16;
 
 TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
   const std::string arch_name = GetParam();
