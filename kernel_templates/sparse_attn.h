@@ -91,11 +91,6 @@ JITK_DEVICE void load_tile(typename E::Elem* dst, const typename E::Elem* src, i
   }
 }
 
-struct TileSlot {
-  int start;
-  int partial;
-};
-
 // One query tile: the pipeline over its key tiles around an engine E.
 template <typename E>
 JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot* slots) {
@@ -217,8 +212,10 @@ __global__ void __launch_bounds__(WAVES * kWaveSize, 1)
   constexpr int kSmem =
       attn::SmemBytes(attn::kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
+  char* slots = smem + kSmem - STAGES * attn::kTileSlotBytes;
   attn::attention_ws<Pipeline>(p, maps, smem,
-                               attn::smem_ptr(smem + kSmem - attn::WgmmaBarrierBytes(STAGES)));
+                               attn::smem_ptr(slots - attn::WgmmaBarrierBytes(STAGES)),
+                               reinterpret_cast<attn::TileSlot*>(slots));
 }
 #endif
 

@@ -102,6 +102,14 @@ struct KvSchedule {
   }
 };
 
+// What a K/V stage holds (kTileSlotBytes): the tile's first key and whether
+// its mask block is partial, written by whoever copies the tile.
+struct TileSlot {
+  int start;
+  int partial;
+};
+static_assert(sizeof(TileSlot) == kTileSlotBytes, "kTileSlotBytes");
+
 // Walks the tiles of a KvSchedule one at a time: one index load per mask
 // block, no division per tile.
 struct KvCursor {

@@ -49,8 +49,9 @@ JITK_ATTN_HOST_DEVICE constexpr int FmaThreadsPerRow(int head_dim) {
 }
 
 // Per K/V stage, the first key and the partial flag of the tile it holds
-// (TileSlot, at the end of shared memory): the loop reads them back instead
-// of keeping a second tile cursor in registers.
+// (TileSlot, at the end of shared memory): the threads that compute read them
+// back instead of keeping a second tile cursor in registers (or, when one
+// warp copies, instead of reading the block mask themselves).
 constexpr int kTileSlotBytes = 8;
 
 // The wgmma engine runs warp-specialized when WAVES adds one warpgroup to
@@ -81,8 +82,8 @@ JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block
   // wgmma reads unpadded, swizzled rows.
   int row = (engine == kEngineWgmma ? head_dim : PaddedRow(head_dim, elem_bytes)) * elem_bytes;
   int kv = 2 * stages * block_n * row;
-  // The wgmma engine's barriers, or the tile slots of the others.
-  int slots = engine == kEngineWgmma ? WgmmaBarrierBytes(stages) : stages * kTileSlotBytes;
+  // The tile slots last; before them, the wgmma engine's barriers.
+  int slots = stages * kTileSlotBytes + (engine == kEngineWgmma ? WgmmaBarrierBytes(stages) : 0);
   if (engine == kEngineMfma) return kv + slots;  // Q goes straight to registers
   int q = block_m * row;
   if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4 + slots;  // + fp32 P tile

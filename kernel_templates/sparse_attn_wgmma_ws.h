@@ -9,6 +9,8 @@
 // swizzle wgmma reads, zeros past the end of the sequence. Consumers free a buffer on its "empty"
 // barrier once P V has read it, so no block-wide barrier is ever taken and
 // the two sides (and the consumer warpgroups among themselves) drift freely.
+// The copying thread alone reads the block mask: each stage's first key and
+// partial flag go beside it in a TileSlot, published by the K-full barrier.
 //
 // Within a consumer warpgroup the softmax is issued while P V runs:
 //   issue S(t) = Q K(t);  O *= alpha(t-1);  issue O += P(t-1) V(t-1);
@@ -65,8 +67,9 @@ struct WgmmaPipeline {
   static_assert(STAGES >= 2, "a buffer is freed one tile after its S = Q K^T: STAGES >= 2");
 
   // Barrier addresses (WgmmaBarrierBytes): Q full and Q free, then K full,
-  // V full and empty per stage.
+  // V full and empty per stage. Then the stages' tile slots.
   u32 bars;
+  TileSlot* slots;
   JITK_DEVICE u32 q_full() const { return bars; }
   JITK_DEVICE u32 q_free() const { return bars + 8; }
   JITK_DEVICE u32 k_full(int s) const { return bars + 8 * (2 + s); }
@@ -109,6 +112,7 @@ struct WgmmaPipeline {
       const int s = int(g % STAGES);
       if (g >= STAGES) mbar_wait(empty(s), (g / STAGES + 1) & 1u);
       T* k = skv + s * 2 * kTile;
+      slots[s] = TileSlot{fill.start, int(fill.partial)};  // released by the arrival
       mbar_arrive_expect_tx(k_full(s), kTile * 2);
 #pragma unroll
       for (int c = 0; c < kPanels; ++c) {
@@ -141,7 +145,7 @@ struct WgmmaPipeline {
   float m[2];
   float l[2];
 
-  JITK_DEVICE void consume(const T* sq, const T* skv, int q0, const KvSchedule& sched,
+  JITK_DEVICE void consume(const T* sq, const T* skv, int q0, int n_tiles,
                            const SparseAttnParams& p) {
     const int warp = int(threadIdx.x) / 32;
     const int lane = int(threadIdx.x) % 32;
@@ -160,27 +164,23 @@ struct WgmmaPipeline {
     u32 pk[kNT][2];
     float alpha[2];
 
-    mbar_wait(q_full(), queries_done & 1u);
-    KvCursor cur;
-    cur.seek(sched, 0);
-    if (kPingPong && group == 1) named_barrier_arrive(kTurnBarrier, 256);  // group 0 first
     take_turn(group);
+    mbar_wait(q_full(), queries_done & 1u);  // in the turn: no spill with the two-sided mask
     scores(sc, q_base, kv_base, 0);
-    pass_turn(group, sched.n_tiles == 1);
+    pass_turn(group);
     wgmma_wait<0>();
     keep_registers(sc);
-    softmax(sc, alpha, q0, group, warp, lane, cur, p);
+    softmax(sc, alpha, q0, group, warp, lane, 0, p);
     pack_probs<T>(sc, pk);
-    for (int t = 1; t < sched.n_tiles; ++t) {
-      cur.advance(sched);
+    for (int t = 1; t < n_tiles; ++t) {
       take_turn(group);
       scores(sc, q_base, kv_base, t);
       rescale_rows(o, alpha);  // while S = Q K^T runs
       accumulate(pk, kv_base, t - 1);
-      pass_turn(group, t == sched.n_tiles - 1);
+      pass_turn(group);
       wgmma_wait<1>();
       keep_registers(sc);
-      softmax(sc, alpha, q0, group, warp, lane, cur, p);  // while P V runs
+      softmax(sc, alpha, q0, group, warp, lane, t, p);  // while P V runs
       wgmma_wait<0>();
       keep_registers(o);
       keep_registers(pk);
@@ -189,25 +189,33 @@ struct WgmmaPipeline {
     }
     release_q(lane);  // every S = Q K^T has completed
     rescale_rows(o, alpha);
-    accumulate(pk, kv_base, sched.n_tiles - 1);
+    accumulate(pk, kv_base, n_tiles - 1);
     wgmma_wait<0>();
     keep_registers(o);
-    release((tiles_done + sched.n_tiles - 1) % STAGES, lane);
-    tiles_done += sched.n_tiles;
+    release((tiles_done + n_tiles - 1) % STAGES, lane);
+    tiles_done += n_tiles;
     ++queries_done;
   }
 
   // Two consumer warpgroups take turns issuing their MMAs (named barriers
   // kTurnBarrier + group), so that one's softmax runs while the other's MMAs
-  // do. Group 1 starts with one arrival for group 0 and skips its last pass,
-  // which leaves both barriers balanced.
+  // do. The turns run on across query tiles: group 0 starts the next tile
+  // once group 1 has issued its last turn, not once group 1 has stored. Group
+  // 1 opens with one arrival for group 0 (begin_turns), and group 0 takes it
+  // back after its last tile (end_turns), which leaves both barriers balanced.
   static constexpr bool kPingPong = kGroups == 2;
   static constexpr int kTurnBarrier = 1;  // and 2; 0 is block_sync's
+  JITK_DEVICE void begin_turns(int group) {
+    if (kPingPong && group == 1) named_barrier_arrive(kTurnBarrier, 256);  // group 0 first
+  }
+  JITK_DEVICE void end_turns(int group) {
+    if (group == 0) take_turn(group);
+  }
   JITK_DEVICE void take_turn(int group) {
     if (kPingPong) named_barrier_sync(kTurnBarrier + group, 256);
   }
-  JITK_DEVICE void pass_turn(int group, bool last) {
-    if (kPingPong && !(group == 1 && last)) named_barrier_arrive(kTurnBarrier + 1 - group, 256);
+  JITK_DEVICE void pass_turn(int group) {
+    if (kPingPong) named_barrier_arrive(kTurnBarrier + 1 - group, 256);
   }
 
   // S = Q K^T for tile t of this query tile, K waited for first.
@@ -218,15 +226,16 @@ struct WgmmaPipeline {
     issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(sc, q_base, kv_base + s * 2 * kTile * 2);
   }
 
-  // Mask and softmax of the tile at cur. A tile none of this warpgroup's
-  // rows sees (a causal diagonal) is computed anyway and masked to P = 0:
-  // skipping it would put a branch between the MMAs, which ptxas then
-  // serializes.
+  // Mask and softmax of tile t of this query tile (its slot was published
+  // with K). A tile none of this warpgroup's rows sees (a causal diagonal) is
+  // computed anyway and masked to P = 0: skipping it would put a branch
+  // between the MMAs, which ptxas then serializes.
   JITK_DEVICE void softmax(float (&sc)[kNT][4], float (&alpha)[2], int q0, int group, int warp,
-                           int lane, const KvCursor& cur, const SparseAttnParams& p) {
-    bool partial = cur.partial;
-    wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, cur.start, p, &partial);
-    mask_wgmma_tile<MASK, BLOCK_N>(sc, q0, warp, lane, cur.start, partial, p);
+                           int lane, int t, const SparseAttnParams& p) {
+    const TileSlot tile = slots[(tiles_done + t) % STAGES];
+    bool partial = tile.partial != 0;
+    wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, tile.start, p, &partial);
+    mask_wgmma_tile<MASK, BLOCK_N>(sc, q0, warp, lane, tile.start, partial, p);
     softmax_scores(sc, m, l, alpha, p.scale_log2);
   }
 
@@ -298,7 +307,7 @@ struct QueryTileWalk {
 // budget of the setmaxnreg before it.
 template <typename E>
 JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
-                             char* smem, u32 bars) {
+                             char* smem, u32 bars, TileSlot* slots) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
   constexpr int D = E::kHeadDim;
@@ -307,6 +316,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
 
   E pipe;
   pipe.bars = bars;
+  pipe.slots = slots;
   if (threadIdx.x == 0) pipe.init_barriers();
   block_sync();
 
@@ -334,6 +344,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
     return;
   }
   if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();
+  pipe.begin_turns(int(threadIdx.x) / 128);
   QueryTileWalk walk;
   QueryTile qt;
   KvSchedule sched;
@@ -344,7 +355,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
       more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
       continue;
     }
-    pipe.consume(sq, skv, qt.q0, sched, p);
+    pipe.consume(sq, skv, qt.q0, sched.n_tiles, p);
     const QueryTile done = qt;
     // The next tile's block-mask reads run under this one's stores.
     more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
@@ -353,6 +364,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
                   done.q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
                   int(threadIdx.x) % 32);
   }
+  pipe.end_turns(int(threadIdx.x) / 128);
 }
 
 }  // namespace attn
