@@ -10,11 +10,12 @@
 // Query blocks with no key block write zeros and LSE -inf and exit; a row
 // whose every key is masked ends with l = 0 and does the same, never NaN.
 //
-// Grid: (ceil(len_q / BLOCK_M), heads_q, batch); x is reversed so the query
-// tiles with the most key blocks of a causal mask start first. The
-// warp-specialized wgmma engine is sparse_attn_ws_fwd, with a persistent
-// grid: (at most one block per SM, 1, 1), each block walking query tiles in
-// that order.
+// Grid: (ceil(len_q / BLOCK_M), heads_q, batch), or (heads_q, ceil(len_q /
+// BLOCK_M), batch) in rank-major order (TileOrder); the query tiles go in
+// reverse so those with the most key blocks of a causal mask start first.
+// The warp-specialized wgmma engine is sparse_attn_ws_fwd, with a
+// persistent grid: (at most one block per SM, 1, 1), each block walking
+// query tiles in head-major order.
 // Block: WAVES * wave size threads. NVIDIA takes the shared memory as dynamic
 // (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
 //
@@ -104,8 +105,11 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   constexpr int kKV = BN * kRow;  // elements of one K (or V) tile
 
   const int num_q_tiles = (p.len_q + BM - 1) / BM;
-  const int q0 = (num_q_tiles - 1 - int(blockIdx.x)) * BM;
-  const int h = int(blockIdx.y);
+  // Straight from the block index: values computed from it would stay live
+  // across the tile loop (a division spilled the mma engine's registers).
+  const bool rank_major = p.tile_order == kOrderRankMajor;
+  const int q0 = (num_q_tiles - 1 - int(rank_major ? blockIdx.y : blockIdx.x)) * BM;
+  const int h = int(rank_major ? blockIdx.x : blockIdx.y);
   const int b = int(blockIdx.z);
   const int hk = h / (p.heads_q / p.heads_kv);
 

@@ -32,6 +32,22 @@ enum EngineKind {
   kEngineWgmma = 3, // NVIDIA Hopper wgmma.mma_async from swizzled shared memory (sm_90a)
 };
 
+// Which block of the grid computes which query tile (the field tile_order).
+// The hardware starts blocks with x changing fastest; in both orders each
+// head's query tiles go last first, so the tiles with the most key blocks of
+// a causal mask start first.
+enum TileOrder {
+  // Grid (query tiles, heads_q, batch): one head after another.
+  kOrderHeadMajor = 0,
+  // Grid (heads_q, query tiles, batch): per batch, the query tiles rank by
+  // rank, every head's side by side, so the last blocks to start are the
+  // short tiles of all heads rather than a last head's long ones, which would
+  // run on alone at the end of the launch. Each head's K / V is read by a few
+  // blocks at a time instead of by all of its tiles: the host picks it when
+  // enough blocks are resident per head (sparse_attn_template.cc).
+  kOrderRankMajor = 1,
+};
+
 // Shared-memory row padding in bytes: rows stay 16-byte aligned and
 // consecutive rows start in different bank groups.
 constexpr int kRowPadBytes = 16;
@@ -125,7 +141,7 @@ struct SparseAttnParams {
   int window;         // kMaskSliding*: keys on each side, the query's own included
   int global_tokens;  // kMaskSliding*: leading keys (and queries) seen by all
   float scale_log2;   // softmax scale * log2(e), > 0
-  int reserved;
+  int tile_order;     // TileOrder: how the grid's blocks map to query tiles
 };
 
 // The second argument of the warp-specialized wgmma kernel, which copies

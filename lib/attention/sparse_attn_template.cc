@@ -344,6 +344,24 @@ class SparseAttnTemplate final : public KernelTemplate {
                               const LaunchArgs& args, LaunchPlan& plan) const override;
 };
 
+// Blocks of a launch resident on the device at once: per CU as many as its
+// shared memory, threads and registers (SparseAttnRegisterEstimate) allow.
+int64_t ResidentBlocks(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
+                       int64_t threads, int64_t smem) {
+  const int64_t regs = SparseAttnRegisterEstimate(config, shape, arch);
+  int64_t per_cu = std::max<int64_t>(1, arch.register_file_per_cu / (regs * threads));
+  per_cu = std::min(per_cu, std::max<int64_t>(1, 2048 / threads));  // threads per SM / CU
+  if (smem > 0) per_cu = std::min(per_cu, std::max<int64_t>(1, arch.lds_bytes_per_cu / smem));
+  return per_cu * std::max(1, arch.compute_units);
+}
+
+// In rank-major order (attn::kOrderRankMajor) the blocks that share a head's
+// K / V in L2 are those of its ranks resident at once: resident blocks /
+// heads. Below this many, head-major order, whose resident blocks span few
+// heads, is kept: every block of a rank re-reading K / V from memory would
+// cost more than the launch's tail.
+constexpr int64_t kRankMajorMinBlocksPerHead = 4;
+
 // Optional integer argument with a default.
 absl::StatusOr<int64_t> IntOr(const LaunchArgs& args, absl::string_view name, int64_t fallback) {
   if (args.Find(name) == nullptr) return fallback;
@@ -489,14 +507,19 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
 
   const int engine = SparseAttnEngine(shape, arch);
   const int64_t q_tiles = (lq + bm - 1) / bm;
-  plan.grid = {uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};
-  plan.block = {uint32_t(waves * arch.wave_size)};
-  plan.dynamic_shared_bytes =
-      arch.vendor == Vendor::kNvidia
-          ? uint32_t(attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem)))
-          : 0;
+  const int64_t threads = waves * arch.wave_size;
+  const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem));
+  const bool persistent = WarpSpecialized(engine, bm, waves);
+  const bool rank_major =
+      !persistent && q_tiles <= kMaxGridYZ &&
+      ResidentBlocks(config, shape, arch, threads, smem) >= kRankMajorMinBlocksPerHead * hq;
+  p.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
+  plan.grid = rank_major ? Dim3{uint32_t(hq), uint32_t(q_tiles), uint32_t(b)}
+                         : Dim3{uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};
+  plan.block = {uint32_t(threads)};
+  plan.dynamic_shared_bytes = arch.vendor == Vendor::kNvidia ? uint32_t(smem) : 0;
   plan.args.Add(p);
-  if (WarpSpecialized(engine, bm, waves)) {
+  if (persistent) {
     // Persistent: one block per SM walks the query tiles. Asking for more
     // than half an SM's shared memory keeps a second block off it, which
     // the computing warpgroups' setmaxnreg also relies on.

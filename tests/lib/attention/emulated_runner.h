@@ -46,6 +46,7 @@ struct EmulatedRun {
   std::string expected_name;  // the NameExpression the host must produce
   uint64_t seed = 1;
   float scale = 0;  // 0: the kernel's default 1/sqrt(d)
+  int compute_units = 0;  // > 0: the device's SM / CU count instead of the table's
 };
 
 // Block lists the kernel reads instead of the mask's own (one partial list
@@ -62,6 +63,7 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
   const Problem& p = run.problem;
   absl::StatusOr<ArchInfo> arch = LookupArch(run.arch);
   ASSERT_TRUE(arch.ok()) << arch.status();
+  if (run.compute_units > 0) arch->compute_units = run.compute_units;
   const internal::KernelTemplate& t = internal::SparseAttnKernelTemplate();
   const Shape shape = mask.AttentionShape(p.dtype, p.batch, p.heads_q, p.heads_kv, p.head_dim);
   ASSERT_TRUE(t.ValidateShape(shape).ok()) << t.ValidateShape(shape);

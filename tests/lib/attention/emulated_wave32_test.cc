@@ -137,6 +137,23 @@ TEST(EmulatedWave32Test, MmaBf16SlidingWindowBlhd) {
                  *mask);
 }
 
+// Both tile orders (TileOrder) cover every query tile of every head and
+// batch: rank-major where the table's 132 SMs leave enough blocks per head,
+// head-major on one SM.
+TEST(EmulatedWave32Test, MmaF16CausalTileOrders) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 100, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  for (int compute_units : {0, 1}) {
+    SCOPED_TRACE(compute_units == 0 ? "rank-major" : "head-major");
+    EmulatedRun run{Make(DType::kF16, 3, 1, 100, 100, 32), Config(32, 32, 2, 2), "sm_90",
+                    "jitk::sparse_attn_fwd<32, 32, 2, 2, 32, jitk::f16, 1, 1>"};
+    run.problem.batch = 2;
+    run.compute_units = compute_units;
+    RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 32, 2, 2, 32, jitk_emu32::f16, 1, 1>, run,
+                   *mask);
+  }
+}
+
 TEST(EmulatedWave32Test, MmaF16DenseTwoMTilesPerWarp) {
   absl::StatusOr<BlockMask> mask = BlockMask::Dense(70, 75, 64);
   ASSERT_TRUE(mask.ok()) << mask.status();

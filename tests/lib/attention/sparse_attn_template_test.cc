@@ -225,13 +225,13 @@ TEST(SparseAttnTemplateTest, NameExpression) {
 // Fake device addresses: PlanLaunch only checks and packs them.
 const void* Addr(uintptr_t a) { return reinterpret_cast<const void*>(a); }
 
-LaunchArgs GoodArgs() {
+LaunchArgs GoodArgs(int64_t mask_heads = 8) {
   LaunchArgs args;
   args.Ptr("q", Addr(0x10000)).Ptr("k", Addr(0x20000)).Ptr("v", Addr(0x30000));
   args.Ptr("o", Addr(0x40000)).Ptr("lse", Addr(0x50000));
   args.Ptr("kv_num_blocks", Addr(0x60000)).Ptr("kv_indices", Addr(0x70000));
   args.Ptr("full_kv_num_blocks", Addr(0x80000)).Ptr("full_kv_indices", Addr(0x90000));
-  args.Int("mask_batch", 1).Int("mask_heads", 8);
+  args.Int("mask_batch", 1).Int("mask_heads", mask_heads);
   return args;
 }
 
@@ -244,8 +244,8 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
   // BLHD strides for q.
   args.Int("q_stride_b", 1000 * 8 * 128).Int("q_stride_h", 128).Int("q_stride_l", 8 * 128);
   ASSERT_THAT(T().PlanLaunch(c, s, sm90, args, plan), IsOk());
-  EXPECT_EQ(plan.grid.x, (1000u + 127) / 128);
-  EXPECT_EQ(plan.grid.y, 8u);
+  EXPECT_EQ(plan.grid.x, 8u) << "rank-major: heads first";
+  EXPECT_EQ(plan.grid.y, (1000u + 127) / 128);
   EXPECT_EQ(plan.grid.z, 2u);
   EXPECT_EQ(plan.block.x, 4u * 32);
   EXPECT_EQ(plan.dynamic_shared_bytes,
@@ -263,11 +263,57 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
   EXPECT_EQ(p.mask_stride_b, 0) << "mask_batch 1 broadcasts";
   EXPECT_EQ(p.mask_stride_h, 8);
   EXPECT_NEAR(p.scale_log2, 1.4426950408889634 / std::sqrt(128.0), 1e-7);
+  EXPECT_EQ(p.tile_order, attn::kOrderRankMajor);
   // AMD: static LDS, no dynamic shared memory.
   const ArchInfo gfx90a = Arch("gfx90a");
   ASSERT_THAT(T().PlanLaunch(T().DefaultConfig(s, gfx90a), s, gfx90a, GoodArgs(), plan), IsOk());
   EXPECT_EQ(plan.dynamic_shared_bytes, 0u);
   EXPECT_EQ(plan.block.x, 4u * 64);
+}
+
+// Rank-major order (grid heads x query tiles x batch) where at least four
+// blocks per head are resident at once; head-major otherwise, and always
+// for the persistent grid (its own walk balances the blocks).
+TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
+  struct Planned {
+    Dim3 grid;
+    int tile_order;
+  };
+  auto plan_for = [](const KernelConfig& c, const Shape& s, const ArchInfo& arch) {
+    LaunchPlan plan;
+    EXPECT_THAT(T().PlanLaunch(c, s, arch, GoodArgs(/*mask_heads=*/1), plan), IsOk());
+    SparseAttnParams p;
+    std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
+    return Planned{plan.grid, p.tile_order};
+  };
+  auto shape = [](int64_t heads) {
+    return AttnShape(DType::kF16).Set("b", 4).Set("hq", heads).Set("hkv", heads).Set("lq", 4096);
+  };
+  ArchInfo sm90 = Arch("sm_90");
+  // 128x64x4x2: two blocks on each of 132 SMs (registers and shared memory),
+  // 264 resident: 8.25 per head at 32 heads, 4.1 at 66, 3.9 at 67.
+  const KernelConfig mma = {{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  Planned got = plan_for(mma, shape(32), sm90);
+  EXPECT_EQ(got.tile_order, attn::kOrderRankMajor);
+  EXPECT_EQ(got.grid.x, 32u);
+  EXPECT_EQ(got.grid.y, 4096u / 128);
+  EXPECT_EQ(got.grid.z, 4u);
+  EXPECT_EQ(plan_for(mma, shape(66), sm90).tile_order, attn::kOrderRankMajor);
+  got = plan_for(mma, shape(67), sm90);
+  EXPECT_EQ(got.tile_order, attn::kOrderHeadMajor);
+  EXPECT_EQ(got.grid.x, 4096u / 128);
+  EXPECT_EQ(got.grid.y, 67u);
+  EXPECT_EQ(got.grid.z, 4u);
+  sm90.compute_units = 100;  // the device's own count: 200 resident, 50 heads at most
+  EXPECT_EQ(plan_for(mma, shape(50), sm90).tile_order, attn::kOrderRankMajor);
+  EXPECT_EQ(plan_for(mma, shape(51), sm90).tile_order, attn::kOrderHeadMajor);
+  // 128x128x4x2 needs 170 KiB of shared memory: one block per SM, 100
+  // resident on 100 SMs.
+  const KernelConfig wide = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 4}, {"STAGES", 2}};
+  EXPECT_EQ(plan_for(wide, shape(25), sm90).tile_order, attn::kOrderRankMajor);
+  EXPECT_EQ(plan_for(wide, shape(26), sm90).tile_order, attn::kOrderHeadMajor);
+  const KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
+  EXPECT_EQ(plan_for(ws, shape(8), Arch("sm_90a")).tile_order, attn::kOrderHeadMajor);
 }
 
 TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
@@ -310,8 +356,8 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
 
   const KernelConfig synchronous = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 1}};
   ASSERT_THAT(T().PlanLaunch(synchronous, s, sm90a, GoodArgs(), plan), IsOk());
-  EXPECT_EQ(plan.grid.x, (1000u + 63) / 64);
-  EXPECT_EQ(plan.grid.y, 8u);
+  EXPECT_EQ(plan.grid.x, 8u) << "rank-major: heads first";
+  EXPECT_EQ(plan.grid.y, (1000u + 63) / 64);
   EXPECT_EQ(plan.grid.z, 2u);
   EXPECT_TRUE(plan.tensor_maps.empty()) << "copied with cp.async";
   EXPECT_EQ(plan.args.count(), 1u) << "a plan is refilled, not appended to";
