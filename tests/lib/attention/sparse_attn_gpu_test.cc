@@ -533,6 +533,12 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
        small,
        5},
       {"causal f32 L=4096", DType::kF32, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
+      // Launch sizes between the headline shapes, for the tile order's
+      // choice (kRankMajorMaxKvReads).
+      {"causal f16 L=8192", DType::kF16, 4, 32, 8192, 128, AttentionLayout::kCausal, 0, 0, {}, 5},
+      {"causal f16 B=1 L=8192", DType::kF16, 1, 32, 8192, 128, AttentionLayout::kCausal, 0, 0, {}, 5},
+      {"causal f16 B=1 L=16384", DType::kF16, 1, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, {},
+       5},
   };
   for (double density : {0.1, 0.3, 0.5, 0.7, 0.9}) {
     TimingCase tc{absl::StrFormat("random blocks %.0f%% f16 L=4096", density * 100),
