@@ -357,17 +357,24 @@ int64_t ResidentBlocks(const KernelConfig& config, const Shape& shape, const Arc
 
 // Whether a launch takes rank-major order (attn::kOrderRankMajor): only
 // under a causal mask, whose query tiles' lengths it sorts, and only where
-// each head's K / V is read at most this many times from memory. Rank-major
-// order shares a head's K / V in L2 among the blocks of its ranks resident
-// at once (resident blocks / heads), so the head's K / V is read about
-// query tiles * heads / resident blocks times, where head-major order reads
-// it about once. H200, B=4 H=32 causal: 3.9 reads at L=4096 (1.05x), 15.5
-// at L=16384 (0.94x).
-constexpr int64_t kRankMajorMaxKvReads = 4;
+//  - a head's K / V is shared in L2 by enough of its blocks: rank-major
+//    order keeps resident blocks / heads of them running at once (head-major
+//    order, most of them);
+//  - the launch is short enough for its tail to matter: the longest tiles of
+//    a last head running on alone cost about one tile's time over the
+//    launch's (bench/launch_order_sim.py: 5.9 % at 15.5 waves of resident
+//    blocks, 1.2 % at 62). The mma.sync engine on the H200 (B x H=32
+//    causal, bench/results/2026-12-04-h200-tile-order/): 1.05x at 15.5
+//    waves (B=4, L=4096; B=1, L=16384), 1.03x at 31 (B=4, L=8192), 1.10x at
+//    7.8 (B=1, L=8192), but 0.96x at 62 (B=4, L=16384).
+constexpr int64_t kRankMajorMinBlocksPerHead = 4;
+constexpr int64_t kRankMajorMaxWaves = 32;
 
-bool RankMajor(int mask, bool persistent, int64_t q_tiles, int64_t heads, int64_t resident) {
+bool RankMajor(int mask, bool persistent, int64_t q_tiles, int64_t pairs, int64_t heads,
+               int64_t resident) {
   return mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ &&
-         q_tiles * heads <= kRankMajorMaxKvReads * resident;
+         resident >= kRankMajorMinBlocksPerHead * heads &&
+         q_tiles * pairs <= kRankMajorMaxWaves * resident;
 }
 
 // Optional integer argument with a default.
@@ -518,7 +525,7 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const int64_t threads = waves * arch.wave_size;
   const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem));
   const bool persistent = WarpSpecialized(engine, bm, waves);
-  const bool rank_major = RankMajor(mask, persistent, q_tiles, hq,
+  const bool rank_major = RankMajor(mask, persistent, q_tiles, b * hq, hq,
                                     ResidentBlocks(config, shape, arch, threads, smem));
   p.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
   plan.grid = rank_major ? Dim3{uint32_t(hq), uint32_t(q_tiles), uint32_t(b)}

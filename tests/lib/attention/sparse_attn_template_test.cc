@@ -272,9 +272,9 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
 }
 
 // Rank-major order (grid heads x query tiles x batch) for a causal mask
-// where each head's K / V would be read at most four times (query tiles *
-// heads <= 4 * resident blocks); head-major otherwise, for other masks, and
-// for the persistent grid (its own walk balances the blocks).
+// where at least four blocks per head are resident and the launch is at
+// most 32 waves of resident blocks; head-major otherwise, for other masks,
+// and for the persistent grid (its own walk balances the blocks).
 TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
   struct Planned {
     Dim3 grid;
@@ -287,39 +287,44 @@ TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
     std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
     return Planned{plan.grid, p.tile_order};
   };
-  auto shape = [](int64_t heads, int layout = 1) {  // 32 query tiles of 128 rows
+  auto shape = [](int64_t heads, int64_t len = 4096, int layout = 1) {
     return AttnShape(DType::kF16, 128, layout)
         .Set("b", 4)
         .Set("hq", heads)
         .Set("hkv", heads)
-        .Set("lq", 4096);
+        .Set("lq", len);
   };
   ArchInfo sm90 = Arch("sm_90");
   // 128x64x4x2: two blocks on each of 132 SMs (registers and shared memory),
-  // 264 resident: 32 * 33 = 4 * 264.
+  // 264 resident: 66 heads at most, 32 * 264 blocks.
   const KernelConfig mma = {{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
   Planned got = plan_for(mma, shape(32), sm90);
   EXPECT_EQ(got.tile_order, attn::kOrderRankMajor);
   EXPECT_EQ(got.grid.x, 32u);
   EXPECT_EQ(got.grid.y, 4096u / 128);
   EXPECT_EQ(got.grid.z, 4u);
-  EXPECT_EQ(plan_for(mma, shape(33), sm90).tile_order, attn::kOrderRankMajor);
-  got = plan_for(mma, shape(34), sm90);
+  EXPECT_EQ(plan_for(mma, shape(66), sm90).tile_order, attn::kOrderRankMajor);
+  got = plan_for(mma, shape(67), sm90);
   EXPECT_EQ(got.tile_order, attn::kOrderHeadMajor);
   EXPECT_EQ(got.grid.x, 4096u / 128);
-  EXPECT_EQ(got.grid.y, 34u);
+  EXPECT_EQ(got.grid.y, 67u);
   EXPECT_EQ(got.grid.z, 4u);
+  EXPECT_EQ(plan_for(mma, shape(32, 8192), sm90).tile_order, attn::kOrderRankMajor)
+      << "4 * 32 * 64 blocks: 31 waves";
+  EXPECT_EQ(plan_for(mma, shape(32, 16384), sm90).tile_order, attn::kOrderHeadMajor)
+      << "4 * 32 * 128 blocks: 62 waves";
   for (int layout : {0, 3, 5}) {  // dense, bigbird, custom: no element mask
-    EXPECT_EQ(plan_for(mma, shape(8, layout), sm90).tile_order, attn::kOrderHeadMajor) << layout;
+    EXPECT_EQ(plan_for(mma, shape(8, 4096, layout), sm90).tile_order, attn::kOrderHeadMajor)
+        << layout;
   }
-  sm90.compute_units = 100;  // the device's own count: 200 resident, 4 * 200 / 32 = 25 heads
-  EXPECT_EQ(plan_for(mma, shape(25), sm90).tile_order, attn::kOrderRankMajor);
-  EXPECT_EQ(plan_for(mma, shape(26), sm90).tile_order, attn::kOrderHeadMajor);
+  sm90.compute_units = 100;  // the device's own count: 200 resident, 50 heads
+  EXPECT_EQ(plan_for(mma, shape(50), sm90).tile_order, attn::kOrderRankMajor);
+  EXPECT_EQ(plan_for(mma, shape(51), sm90).tile_order, attn::kOrderHeadMajor);
   // 128x128x4x2 needs 170 KiB of shared memory: one block per SM, 100
-  // resident: 12 heads.
+  // resident: 25 heads.
   const KernelConfig wide = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 4}, {"STAGES", 2}};
-  EXPECT_EQ(plan_for(wide, shape(12), sm90).tile_order, attn::kOrderRankMajor);
-  EXPECT_EQ(plan_for(wide, shape(13), sm90).tile_order, attn::kOrderHeadMajor);
+  EXPECT_EQ(plan_for(wide, shape(25), sm90).tile_order, attn::kOrderRankMajor);
+  EXPECT_EQ(plan_for(wide, shape(26), sm90).tile_order, attn::kOrderHeadMajor);
   const KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
   EXPECT_EQ(plan_for(ws, shape(8), Arch("sm_90a")).tile_order, attn::kOrderHeadMajor);
 }

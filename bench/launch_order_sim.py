@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""How long a causal sparse_attn launch takes against its ideal, by tile order.
+
+A list-scheduling model of the non-persistent grid (no GPU needed): SLOTS
+blocks per SM; blocks start in launch order as slots free up; a block's
+work is its key tiles plus a fixed cost; an SM runs its blocks at one tile
+per unit of time when full (each of SLOTS blocks at 1 / SLOTS) and a lone
+block at LONE. The ideal is the total work spread evenly over the SMs. It
+models the tail only, not memory traffic. Orders (TileOrder in
+kernel_templates/sparse_attn_params.h): head-major (one head after another,
+each head's longest query tile first) and rank-major (per batch, the query
+tiles rank by rank, longest first, all heads side by side).
+
+  bench/launch_order_sim.py [--sms 132] [--slots 2] [--lone 0.65] [--fixed 1]
+"""
+import argparse
+
+
+def launch_time(work, sms, slots, lone):
+    """Time until the last block ends; work[i] is block i's, in launch order."""
+    running = [[] for _ in range(sms)]
+    nxt = 0
+    for sm in range(sms):
+        while len(running[sm]) < slots and nxt < len(work):
+            running[sm].append(work[nxt])
+            nxt += 1
+    now = 0.0
+    while any(running):
+        rates = [1.0 / slots if len(r) == slots else lone for r in running]
+        step = min(min(r) / rate for r, rate in zip(running, rates) if r)
+        now += step
+        for sm, r in enumerate(running):
+            left = [w - step * rates[sm] for w in r]
+            running[sm] = [w for w in left if w > 1e-9]
+            while len(running[sm]) < slots and nxt < len(work):
+                running[sm].append(work[nxt])
+                nxt += 1
+    return now
+
+
+def causal_work(batch, heads, q_tiles, rank_major, fixed):
+    """Work per block in launch order; rank 0 is the last, longest query tile,
+    two 64-key tiles per 128 keys (the mma.sync default, 128x64)."""
+    def length(rank):
+        return (q_tiles - rank) * 2 + fixed
+    if rank_major:
+        return [length(r) for _ in range(batch) for r in range(q_tiles) for _ in range(heads)]
+    return [length(r) for _ in range(batch) for _ in range(heads) for r in range(q_tiles)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sms", type=int, default=132)
+    ap.add_argument("--slots", type=int, default=2, help="resident blocks per SM")
+    ap.add_argument("--lone", type=float, default=0.65, help="a lone block's speed, tiles per unit")
+    ap.add_argument("--fixed", type=float, default=1.0, help="fixed cost per block, in tiles")
+    args = ap.parse_args()
+    resident = args.sms * args.slots
+    print("| batch | heads | L | waves | head-major | rank-major |")
+    print("|---|---|---|---|---|---|")
+    for batch, heads in ((4, 32), (1, 32), (8, 16), (2, 64)):
+        for length in (1024, 4096, 8192, 16384):
+            q_tiles = length // 128
+            row = []
+            for rank_major in (False, True):
+                work = causal_work(batch, heads, q_tiles, rank_major, args.fixed)
+                ideal = sum(work) / args.sms
+                row.append("%.3f" % (launch_time(work, args.sms, args.slots, args.lone) / ideal))
+            waves = batch * heads * q_tiles / resident
+            print("| %d | %d | %d | %.1f | %s |" % (batch, heads, length, waves, " | ".join(row)))
+
+
+if __name__ == "__main__":
+    main()
