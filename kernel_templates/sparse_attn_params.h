@@ -33,9 +33,9 @@ enum EngineKind {
 };
 
 // Which block of the grid computes which query tile (the field tile_order).
-// The hardware starts blocks with x changing fastest; in both orders each
-// head's query tiles go last first, so the tiles with the most key blocks of
-// a causal mask start first.
+// The hardware starts blocks with x changing fastest (in practice; CUDA does
+// not promise an order); in both orders each head's query tiles go last
+// first, so the tiles with the most key blocks of a causal mask start first.
 enum TileOrder {
   // Grid (query tiles, heads_q, batch): one head after another.
   kOrderHeadMajor = 0,
@@ -43,8 +43,8 @@ enum TileOrder {
   // rank, every head's side by side, so the last blocks to start are the
   // short tiles of all heads rather than a last head's long ones, which would
   // run on alone at the end of the launch. Each head's K / V is read by a few
-  // blocks at a time instead of by all of its tiles: the host picks it when
-  // enough blocks are resident per head (sparse_attn_template.cc).
+  // blocks at a time instead of by most of its tiles: the host picks it for
+  // causal launches where that is enough (RankMajor, sparse_attn_template.cc).
   kOrderRankMajor = 1,
 };
 

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "jitk/arch.h"
 #include "jitk/kernel.h"
+#include "lib/occupancy.h"
 
 namespace jitk::tuner {
 
@@ -23,19 +24,9 @@ struct PruneOptions {
   int max_scratch_bytes = 1024;
 };
 
-struct Occupancy {
-  int waves_per_block = 0;
-  int blocks_per_cu = 0;     // resident blocks per CU / SM
-  int max_waves_per_cu = 0;  // what the CU / SM can hold at best
-  const char* limiter = "";  // "registers", "lds", "threads", "blocks"
-  double fraction() const {
-    return max_waves_per_cu == 0 ? 0 : double(blocks_per_cu * waves_per_block) / max_waves_per_cu;
-  }
-};
-
-// Resident blocks of `threads_per_block` threads with `usage` on one CU.
-Occupancy EstimateOccupancy(const ResourceUsage& usage, int threads_per_block,
-                            const ArchInfo& arch);
+// The estimate lives with the core library, which sizes launches by it.
+using ::jitk::internal::EstimateOccupancy;
+using ::jitk::internal::Occupancy;
 
 // OK, or kResourceExhausted saying which limit the candidate exceeds
 // ("needs 300 registers per thread; gfx90a allows 256"). `dynamic_lds_bytes`

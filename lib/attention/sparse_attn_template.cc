@@ -19,6 +19,7 @@
 #include "jitk/block_mask.h"
 #include "kernel_templates/sparse_attn_params.h"
 #include "lib/internal/status_macros.h"
+#include "lib/occupancy.h"
 
 namespace jitk::internal {
 namespace {
@@ -344,37 +345,40 @@ class SparseAttnTemplate final : public KernelTemplate {
                               const LaunchArgs& args, LaunchPlan& plan) const override;
 };
 
-// Blocks of a launch resident on the device at once: per CU as many as its
-// shared memory, threads and registers (SparseAttnRegisterEstimate) allow.
+// Blocks of a launch resident on the device at once, from the register
+// estimate (SparseAttnRegisterEstimate) and the shared memory of a block.
 int64_t ResidentBlocks(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
                        int64_t threads, int64_t smem) {
-  const int64_t regs = SparseAttnRegisterEstimate(config, shape, arch);
-  int64_t per_cu = std::max<int64_t>(1, arch.register_file_per_cu / (regs * threads));
-  per_cu = std::min(per_cu, std::max<int64_t>(1, 2048 / threads));  // threads per SM / CU
-  if (smem > 0) per_cu = std::min(per_cu, std::max<int64_t>(1, arch.lds_bytes_per_cu / smem));
-  return per_cu * std::max(1, arch.compute_units);
+  ResourceUsage usage;
+  usage.registers = SparseAttnRegisterEstimate(config, shape, arch);
+  usage.lds_bytes = int(smem);
+  return int64_t(EstimateOccupancy(usage, int(threads), arch).blocks_per_cu) *
+         std::max(1, arch.compute_units);
 }
 
-// Whether a launch takes rank-major order (attn::kOrderRankMajor): only
-// under a causal mask, whose query tiles' lengths it sorts, and only where
-//  - a head's K / V is shared in L2 by enough of its blocks: rank-major
-//    order keeps resident blocks / heads of them running at once (head-major
-//    order, most of them);
-//  - the launch is short enough for its tail to matter: the longest tiles of
-//    a last head running on alone cost about one tile's time over the
-//    launch's (bench/launch_order_sim.py: 5.9 % at 15.5 waves of resident
-//    blocks, 1.2 % at 62). The mma.sync engine on the H200 (B x H=32
-//    causal, bench/results/2026-12-04-h200-tile-order/): 1.05x at 15.5
-//    waves (B=4, L=4096; B=1, L=16384), 1.03x at 31 (B=4, L=8192), 1.10x at
-//    7.8 (B=1, L=8192), but 0.96x at 62 (B=4, L=16384).
+// Rank-major order (attn::kOrderRankMajor) sorts a causal launch's query
+// tiles longest first across heads, so the launch does not end with a last
+// head's longest tiles running while the other SMs wait. It is taken only
+// under a causal mask (whose tile lengths it sorts), and only where
+//  - at least this many blocks per head are resident at once: rank-major
+//    order runs resident blocks / heads blocks of a head together, and
+//    those are the ones that share its K / V in L2 (head-major order runs
+//    most of a head's blocks together);
+//  - the launch is at most this many waves of resident blocks: the tail
+//    it removes shrinks as the launch grows (bench/launch_order_sim.py:
+//    5.9 % of the launch at 15.5 waves, 1.2 % at 62). The mma.sync engine
+//    on the H200 (B x H=32, causal; bench/results/2026-12-04-h200-tile-order/):
+//    1.10x at 7.8 waves (B=1, L=8192), 1.05x at 15.5 (B=4, L=4096; B=1,
+//    L=16384), 1.03x at 31 (B=4, L=8192), but 0.96x at 62 (B=4, L=16384).
 constexpr int64_t kRankMajorMinBlocksPerHead = 4;
 constexpr int64_t kRankMajorMaxWaves = 32;
 
-bool RankMajor(int mask, bool persistent, int64_t q_tiles, int64_t pairs, int64_t heads,
-               int64_t resident) {
-  return mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ &&
-         resident >= kRankMajorMinBlocksPerHead * heads &&
-         q_tiles * pairs <= kRankMajorMaxWaves * resident;
+bool RankMajor(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
+               int64_t threads, int64_t smem, int64_t q_tiles, int64_t batch, int64_t heads) {
+  if (MaskKindOf(shape) != attn::kMaskCausal || q_tiles > kMaxGridYZ) return false;
+  const int64_t resident = ResidentBlocks(config, shape, arch, threads, smem);
+  return resident >= kRankMajorMinBlocksPerHead * heads &&
+         q_tiles * batch * heads <= kRankMajorMaxWaves * resident;
 }
 
 // Optional integer argument with a default.
@@ -525,8 +529,8 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const int64_t threads = waves * arch.wave_size;
   const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem));
   const bool persistent = WarpSpecialized(engine, bm, waves);
-  const bool rank_major = RankMajor(mask, persistent, q_tiles, b * hq, hq,
-                                    ResidentBlocks(config, shape, arch, threads, smem));
+  const bool rank_major =
+      !persistent && RankMajor(config, shape, arch, threads, smem, q_tiles, b, hq);
   p.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
   plan.grid = rank_major ? Dim3{uint32_t(hq), uint32_t(q_tiles), uint32_t(b)}
                          : Dim3{uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};

@@ -48,30 +48,17 @@ TEST(ResourceLimitsTest, EachLimitIsNamed) {
               StatusIs(absl::StatusCode::kResourceExhausted, "allows at most 512"));
 }
 
+// EstimateOccupancy itself: tests/lib/occupancy_test.cc.
 TEST(ResourceLimitsTest, OccupancyFloorUsesTheRegisterFile) {
   const ArchInfo gfx90a = *LookupArch("gfx90a");
   // 128 VGPRs x 64 lanes: 16 waves of the CU's 32 fit.
-  Occupancy occ = EstimateOccupancy(Regs(128), 256, gfx90a);
-  EXPECT_EQ(occ.waves_per_block, 4);
-  EXPECT_EQ(occ.blocks_per_cu, 4);
-  EXPECT_STREQ(occ.limiter, "registers");
-  EXPECT_DOUBLE_EQ(occ.fraction(), 0.5);
+  EXPECT_THAT(CheckResources(Regs(128), 256, 0, gfx90a, {.min_occupancy = 0.5}), IsOk());
   EXPECT_THAT(CheckResources(Regs(128), 256, 0, gfx90a, {.min_occupancy = 0.75}),
               StatusIs(absl::StatusCode::kResourceExhausted,
                        "occupancy 50% (16 of 32 waves per CU, limited by registers)"));
   // sm_90: 255 registers x 1024 threads do not fit in 64 Ki registers at all.
   EXPECT_THAT(CheckResources(Regs(255), 1024, 0, *LookupArch("sm_90"), {}),
               StatusIs(absl::StatusCode::kResourceExhausted, "not one block"));
-}
-
-TEST(ResourceLimitsTest, LdsLimitsResidentBlocks) {
-  ResourceUsage lds = Regs(32);
-  lds.lds_bytes = 40 * 1024;
-  Occupancy occ = EstimateOccupancy(lds, 256, *LookupArch("sm_90"));
-  EXPECT_EQ(occ.blocks_per_cu, 5);  // 228 KiB / (40 + 1 reserved) KiB
-  EXPECT_STREQ(occ.limiter, "lds");
-  lds.lds_bytes = 76 * 1024;  // 3 x 76 KiB fill 228 KiB exactly; with the reserve, 2 fit
-  EXPECT_EQ(EstimateOccupancy(lds, 256, *LookupArch("sm_90")).blocks_per_cu, 2);
 }
 
 }  // namespace

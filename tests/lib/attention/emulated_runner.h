@@ -47,6 +47,7 @@ struct EmulatedRun {
   uint64_t seed = 1;
   float scale = 0;  // 0: the kernel's default 1/sqrt(d)
   int compute_units = 0;  // > 0: the device's SM / CU count instead of the table's
+  int expected_tile_order = -1;  // >= 0: the TileOrder PlanLaunch must pick
 };
 
 // Block lists the kernel reads instead of the mask's own (one partial list
@@ -103,6 +104,7 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
   ASSERT_EQ(plan.args.count(), 1u);
   Params params;
   std::memcpy(&params, plan.args.pointers()[0], sizeof(Params));
+  if (run.expected_tile_order >= 0) ASSERT_EQ(params.tile_order, run.expected_tile_order);
 
   const std::string error =
       simt::Emulator::Get().Launch({plan.grid.x, plan.grid.y, plan.grid.z}, int(plan.block.x),

@@ -149,6 +149,8 @@ TEST(EmulatedWave32Test, MmaF16CausalTileOrders) {
                     "jitk::sparse_attn_fwd<32, 32, 2, 2, 32, jitk::f16, 1, 1>"};
     run.problem.batch = 2;
     run.compute_units = compute_units;
+    run.expected_tile_order =
+        compute_units == 0 ? jitk_emu32::attn::kOrderRankMajor : jitk_emu32::attn::kOrderHeadMajor;
     RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 32, 2, 2, 32, jitk_emu32::f16, 1, 1>, run,
                    *mask);
   }

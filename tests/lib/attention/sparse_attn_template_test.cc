@@ -287,46 +287,57 @@ TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
     std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
     return Planned{plan.grid, p.tile_order};
   };
-  auto shape = [](int64_t heads, int64_t len = 4096, int layout = 1) {
+  auto shape = [](int64_t batch, int64_t heads, int64_t len, int layout = 1) {
     return AttnShape(DType::kF16, 128, layout)
-        .Set("b", 4)
+        .Set("b", batch)
         .Set("hq", heads)
         .Set("hkv", heads)
         .Set("lq", len);
   };
+  auto order_of = [&](const KernelConfig& c, const Shape& s, const ArchInfo& arch) {
+    return plan_for(c, s, arch).tile_order;
+  };
   ArchInfo sm90 = Arch("sm_90");
   // 128x64x4x2: two blocks on each of 132 SMs (registers and shared memory),
-  // 264 resident: 66 heads at most, 32 * 264 blocks.
+  // 264 resident: 66 heads at most, 32 * 264 blocks at most.
   const KernelConfig mma = {{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
-  Planned got = plan_for(mma, shape(32), sm90);
+  Planned got = plan_for(mma, shape(4, 32, 2048), sm90);
   EXPECT_EQ(got.tile_order, attn::kOrderRankMajor);
-  EXPECT_EQ(got.grid.x, 32u);
-  EXPECT_EQ(got.grid.y, 4096u / 128);
+  EXPECT_EQ(got.grid.x, 32u) << "heads";
+  EXPECT_EQ(got.grid.y, 2048u / 128) << "query tiles";
   EXPECT_EQ(got.grid.z, 4u);
-  EXPECT_EQ(plan_for(mma, shape(66), sm90).tile_order, attn::kOrderRankMajor);
-  got = plan_for(mma, shape(67), sm90);
+  // Blocks per head: 8 query tiles, 66 * 4 = 264.
+  EXPECT_EQ(order_of(mma, shape(1, 66, 1024), sm90), attn::kOrderRankMajor);
+  got = plan_for(mma, shape(1, 67, 1024), sm90);
   EXPECT_EQ(got.tile_order, attn::kOrderHeadMajor);
-  EXPECT_EQ(got.grid.x, 4096u / 128);
-  EXPECT_EQ(got.grid.y, 67u);
-  EXPECT_EQ(got.grid.z, 4u);
-  EXPECT_EQ(plan_for(mma, shape(32, 8192), sm90).tile_order, attn::kOrderRankMajor)
-      << "4 * 32 * 64 blocks: 31 waves";
-  EXPECT_EQ(plan_for(mma, shape(32, 16384), sm90).tile_order, attn::kOrderHeadMajor)
-      << "4 * 32 * 128 blocks: 62 waves";
+  EXPECT_EQ(got.grid.x, 1024u / 128) << "query tiles";
+  EXPECT_EQ(got.grid.y, 67u) << "heads";
+  EXPECT_EQ(got.grid.z, 1u);
+  // Waves: 264 query tiles x 32 heads = 32 * 264 blocks.
+  EXPECT_EQ(order_of(mma, shape(1, 32, 264 * 128), sm90), attn::kOrderRankMajor);
+  EXPECT_EQ(order_of(mma, shape(1, 32, 264 * 128 + 1), sm90), attn::kOrderHeadMajor);
   for (int layout : {0, 3, 5}) {  // dense, bigbird, custom: no element mask
-    EXPECT_EQ(plan_for(mma, shape(8, 4096, layout), sm90).tile_order, attn::kOrderHeadMajor)
-        << layout;
+    EXPECT_EQ(order_of(mma, shape(4, 8, 4096, layout), sm90), attn::kOrderHeadMajor) << layout;
   }
-  sm90.compute_units = 100;  // the device's own count: 200 resident, 50 heads
-  EXPECT_EQ(plan_for(mma, shape(50), sm90).tile_order, attn::kOrderRankMajor);
-  EXPECT_EQ(plan_for(mma, shape(51), sm90).tile_order, attn::kOrderHeadMajor);
-  // 128x128x4x2 needs 170 KiB of shared memory: one block per SM, 100
-  // resident: 25 heads.
-  const KernelConfig wide = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 4}, {"STAGES", 2}};
-  EXPECT_EQ(plan_for(wide, shape(25), sm90).tile_order, attn::kOrderRankMajor);
-  EXPECT_EQ(plan_for(wide, shape(26), sm90).tile_order, attn::kOrderHeadMajor);
   const KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
-  EXPECT_EQ(plan_for(ws, shape(8), Arch("sm_90a")).tile_order, attn::kOrderHeadMajor);
+  EXPECT_EQ(order_of(ws, shape(4, 8, 4096), Arch("sm_90a")), attn::kOrderHeadMajor);
+
+  sm90.compute_units = 100;  // the device's own count: 200 resident, 50 heads at most
+  EXPECT_EQ(order_of(mma, shape(1, 50, 1024), sm90), attn::kOrderRankMajor);
+  EXPECT_EQ(order_of(mma, shape(1, 51, 1024), sm90), attn::kOrderHeadMajor);
+  // 128x128x4x2 needs 170 KiB of shared memory: one block per SM, 100
+  // resident, 25 heads at most.
+  const KernelConfig wide = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 4}, {"STAGES", 2}};
+  EXPECT_EQ(order_of(wide, shape(1, 25, 1024), sm90), attn::kOrderRankMajor);
+  EXPECT_EQ(order_of(wide, shape(1, 26, 1024), sm90), attn::kOrderHeadMajor);
+  // Grid y holds at most 65535 query tiles.
+  sm90.compute_units = 1 << 20;
+  got = plan_for(mma, shape(1, 1, 65535 * 128), sm90);
+  EXPECT_EQ(got.tile_order, attn::kOrderRankMajor);
+  EXPECT_EQ(got.grid.y, 65535u);
+  got = plan_for(mma, shape(1, 1, 65536 * 128), sm90);
+  EXPECT_EQ(got.tile_order, attn::kOrderHeadMajor);
+  EXPECT_EQ(got.grid.x, 65536u);
 }
 
 TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
