@@ -345,14 +345,44 @@ class SparseAttnTemplate final : public KernelTemplate {
                               const LaunchArgs& args, LaunchPlan& plan) const override;
 };
 
+// Registers per thread of `engine` at these tiles (SparseAttnRegisterEstimate).
+int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t d,
+                     const ArchInfo& arch) {
+  switch (engine) {
+    case attn::kEngineWgmma:
+      // O (d / 2), S (bn / 2), packed P (bn / 4). ptxas at d=128: 148 for
+      // 128x64x8, 211 for 128x128x8.
+      return int(d / 2 + bn / 2 + bn / 4 + 50);
+    case attn::kEngineMma: {
+      const int64_t mt = std::max<int64_t>(1, bm / (16 * waves));
+      // One m-tile keeps Q's fragments in registers (d / 4); more re-read
+      // them from shared memory per k-step (4 per m-tile) and hold S for 64
+      // keys at a time. ptxas at d=128, 4 warps: 245 registers for 128x32
+      // (estimate 216), 255 for 128x64 with 8 bytes spilled (estimate 248;
+      // the spill is a mask-row pointer, loaded once per key block).
+      if (mt == 1) return int(d / 4 + d / 2 + bn / 2 + 90);
+      return int(mt * (d / 2 + std::min<int64_t>(bn, 64) / 2 + 4) + 48);
+    }
+    case attn::kEngineMfma:
+      return int(d / 4 + bn / 2 + d / 2 + 48);
+    default: {
+      const int64_t tpr = attn::FmaThreadsPerRow(int(d));
+      const int64_t groups = std::max<int64_t>(1, waves * arch.wave_size / tpr);
+      const int64_t rm = std::max<int64_t>(1, bm / groups), cn = std::max<int64_t>(1, bn / tpr);
+      const int64_t dc = std::max<int64_t>(1, d / (4 * tpr));
+      return int(rm * cn + rm * dc * 4 + rm * 4 + 60);
+    }
+  }
+}
+
 // Blocks of a launch resident on the device at once, from the register
-// estimate (SparseAttnRegisterEstimate) and the shared memory of a block.
-int64_t ResidentBlocks(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-                       int64_t threads, int64_t smem) {
+// estimate and the shared memory of a block.
+int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t d,
+                       const ArchInfo& arch, int64_t smem) {
   ResourceUsage usage;
-  usage.registers = SparseAttnRegisterEstimate(config, shape, arch);
+  usage.registers = RegisterEstimate(engine, bm, bn, waves, d, arch);
   usage.lds_bytes = int(smem);
-  return int64_t(EstimateOccupancy(usage, int(threads), arch).blocks_per_cu) *
+  return int64_t(EstimateOccupancy(usage, int(waves * arch.wave_size), arch).blocks_per_cu) *
          std::max(1, arch.compute_units);
 }
 
@@ -373,10 +403,11 @@ int64_t ResidentBlocks(const KernelConfig& config, const Shape& shape, const Arc
 constexpr int64_t kRankMajorMinBlocksPerHead = 4;
 constexpr int64_t kRankMajorMaxWaves = 32;
 
-bool RankMajor(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-               int64_t threads, int64_t smem, int64_t q_tiles, int64_t batch, int64_t heads) {
-  if (MaskKindOf(shape) != attn::kMaskCausal || q_tiles > kMaxGridYZ) return false;
-  const int64_t resident = ResidentBlocks(config, shape, arch, threads, smem);
+bool RankMajor(int mask, int engine, int64_t bm, int64_t bn, int64_t waves, int64_t d,
+               const ArchInfo& arch, int64_t smem, int64_t q_tiles, int64_t batch,
+               int64_t heads) {
+  if (mask != attn::kMaskCausal || q_tiles > kMaxGridYZ) return false;
+  const int64_t resident = ResidentBlocks(engine, bm, bn, waves, d, arch, smem);
   return resident >= kRankMajorMinBlocksPerHead * heads &&
          q_tiles * batch * heads <= kRankMajorMaxWaves * resident;
 }
@@ -530,7 +561,7 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem));
   const bool persistent = WarpSpecialized(engine, bm, waves);
   const bool rank_major =
-      !persistent && RankMajor(config, shape, arch, threads, smem, q_tiles, b, hq);
+      !persistent && RankMajor(mask, engine, bm, bn, waves, d, arch, smem, q_tiles, b, hq);
   p.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
   plan.grid = rank_major ? Dim3{uint32_t(hq), uint32_t(q_tiles), uint32_t(b)}
                          : Dim3{uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};
@@ -601,33 +632,8 @@ int SparseAttnRegisterEstimate(const KernelConfig& config, const Shape& shape,
     auto it = config.find(name);
     return it == config.end() ? int64_t(1) : std::max<int64_t>(1, it->second);
   };
-  const int64_t bm = get("BLOCK_M"), bn = get("BLOCK_N"), waves = get("WAVES");
-  const int64_t d = shape.GetOr("d", 64);
-  switch (SparseAttnEngine(shape, arch)) {
-    case attn::kEngineWgmma:
-      // O (d / 2), S (bn / 2), packed P (bn / 4). ptxas at d=128: 148 for
-      // 128x64x8, 211 for 128x128x8.
-      return int(d / 2 + bn / 2 + bn / 4 + 50);
-    case attn::kEngineMma: {
-      const int64_t mt = std::max<int64_t>(1, bm / (16 * waves));
-      // One m-tile keeps Q's fragments in registers (d / 4); more re-read
-      // them from shared memory per k-step (4 per m-tile) and hold S for 64
-      // keys at a time. ptxas at d=128, 4 warps: 245 registers for 128x32
-      // (estimate 216), 255 for 128x64 with 8 bytes spilled (estimate 248;
-      // the spill is a mask-row pointer, loaded once per key block).
-      if (mt == 1) return int(d / 4 + d / 2 + bn / 2 + 90);
-      return int(mt * (d / 2 + std::min<int64_t>(bn, 64) / 2 + 4) + 48);
-    }
-    case attn::kEngineMfma:
-      return int(d / 4 + bn / 2 + d / 2 + 48);
-    default: {
-      const int64_t tpr = attn::FmaThreadsPerRow(int(d));
-      const int64_t groups = std::max<int64_t>(1, waves * arch.wave_size / tpr);
-      const int64_t rm = std::max<int64_t>(1, bm / groups), cn = std::max<int64_t>(1, bn / tpr);
-      const int64_t dc = std::max<int64_t>(1, d / (4 * tpr));
-      return int(rm * cn + rm * dc * 4 + rm * 4 + 60);
-    }
-  }
+  return RegisterEstimate(SparseAttnEngine(shape, arch), get("BLOCK_M"), get("BLOCK_N"),
+                          get("WAVES"), shape.GetOr("d", 64), arch);
 }
 
 const KernelTemplate& SparseAttnKernelTemplate() {
