@@ -48,6 +48,19 @@ def causal_work(batch, heads, q_tiles, rank_major, fixed):
     return [length(r) for _ in range(batch) for _ in range(heads) for r in range(q_tiles)]
 
 
+def persistent_deal(work, blocks):
+    """The warp-specialized engine's persistent walk (QueryTileWalk): items
+    dealt in rounds of `blocks`, every other round reversed; returns the
+    busiest block's work over the mean. With a shared work counter instead
+    (each block takes the next item when it is free) the result would be
+    list scheduling with one slot per SM."""
+    load = [0.0] * blocks
+    for i, w in enumerate(work):
+        r, k = divmod(i, blocks)
+        load[k if r % 2 == 0 else blocks - 1 - k] += w
+    return max(load) / (sum(load) / blocks)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sms", type=int, default=132)
@@ -68,6 +81,16 @@ def main():
                 row.append("%.3f" % (launch_time(work, args.sms, args.slots, args.lone) / ideal))
             waves = batch * heads * q_tiles / resident
             print("| %d | %d | %d | %.1f | %s |" % (batch, heads, length, waves, " | ".join(row)))
+    print()
+    print("Persistent grid, one block per SM, 128-key tiles (the warp-specialized engine):")
+    print()
+    print("| batch | heads | L | rounds, every other reversed | work counter |")
+    print("|---|---|---|---|---|")
+    for length in (4096, 16384):
+        q_tiles = length // 128
+        work = [(q_tiles - r) + args.fixed for _ in range(4 * 32) for r in range(q_tiles)]
+        counter = launch_time(work, args.sms, 1, 1.0) / (sum(work) / args.sms)
+        print("| 4 | 32 | %d | %.3f | %.3f |" % (length, persistent_deal(work, args.sms), counter))
 
 
 if __name__ == "__main__":
