@@ -5,8 +5,9 @@ A list-scheduling model of the non-persistent grid (no GPU needed): SLOTS
 blocks per SM; blocks start in launch order as slots free up; a block's
 work is its key tiles plus a fixed cost; an SM runs its blocks at one tile
 per unit of time when full (each of SLOTS blocks at 1 / SLOTS) and each
-block at LONE when not full (with two slots: a lone block). The ideal is the total work spread evenly over the SMs. It
-models the tail only, not memory traffic. Orders (TileOrder in
+block at LONE when not full (with two slots: a lone block). The ideal is
+the total work spread evenly over the SMs. It models the tail only, not
+memory traffic. Orders (TileOrder in
 kernel_templates/sparse_attn_params.h): head-major (one head after another,
 each head's longest query tile first) and rank-major (per batch, the query
 tiles rank by rank, longest first, all heads side by side).

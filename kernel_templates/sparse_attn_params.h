@@ -44,7 +44,8 @@ enum TileOrder {
   // short tiles of all heads rather than a last head's long ones, which would
   // run on alone at the end of the launch. Each head's K / V is read by a few
   // blocks at a time instead of by most of its tiles: the host picks it for
-  // causal launches where that is enough (RankMajor, sparse_attn_template.cc).
+  // causal launches where that is enough (kRankMajorMaxWaves in
+  // sparse_attn_template.cc).
   kOrderRankMajor = 1,
 };
 

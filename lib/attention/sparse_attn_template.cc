@@ -378,18 +378,19 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
 // Blocks of a launch resident on the device at once, from the register
 // estimate and the shared memory of a block.
 int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t d,
-                       const ArchInfo& arch, int64_t smem) {
+                       const ArchInfo& arch, int64_t threads, int64_t smem) {
   ResourceUsage usage;
   usage.registers = RegisterEstimate(engine, bm, bn, waves, d, arch);
   usage.lds_bytes = int(smem);
-  return int64_t(EstimateOccupancy(usage, int(waves * arch.wave_size), arch).blocks_per_cu) *
+  return int64_t(EstimateOccupancy(usage, int(threads), arch).blocks_per_cu) *
          std::max(1, arch.compute_units);
 }
 
 // Rank-major order (attn::kOrderRankMajor) sorts a causal launch's query
 // tiles longest first across heads, so the launch does not end with a last
-// head's longest tiles running while the other SMs wait. It is taken only
-// under a causal mask (whose tile lengths it sorts), and only where
+// head's longest tiles running while the other SMs wait. FillLaunchPlan
+// takes it only under a causal mask (whose tile lengths it sorts), on a
+// grid that is not persistent, and only where
 //  - at least this many blocks per head are resident at once: rank-major
 //    order runs resident blocks / heads blocks of a head together, and
 //    those are the ones that share its K / V in L2 (head-major order runs
@@ -402,15 +403,6 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
 //    L=16384), 1.03x at 31 (B=4, L=8192), but 0.96x at 62 (B=4, L=16384).
 constexpr int64_t kRankMajorMinBlocksPerHead = 4;
 constexpr int64_t kRankMajorMaxWaves = 32;
-
-bool RankMajor(int mask, int engine, int64_t bm, int64_t bn, int64_t waves, int64_t d,
-               const ArchInfo& arch, int64_t smem, int64_t q_tiles, int64_t batch,
-               int64_t heads) {
-  if (mask != attn::kMaskCausal || q_tiles > kMaxGridYZ) return false;
-  const int64_t resident = ResidentBlocks(engine, bm, bn, waves, d, arch, smem);
-  return resident >= kRankMajorMinBlocksPerHead * heads &&
-         q_tiles * batch * heads <= kRankMajorMaxWaves * resident;
-}
 
 // Optional integer argument with a default.
 absl::StatusOr<int64_t> IntOr(const LaunchArgs& args, absl::string_view name, int64_t fallback) {
@@ -560,8 +552,12 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const int64_t threads = waves * arch.wave_size;
   const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem));
   const bool persistent = WarpSpecialized(engine, bm, waves);
-  const bool rank_major =
-      !persistent && RankMajor(mask, engine, bm, bn, waves, d, arch, smem, q_tiles, b, hq);
+  bool rank_major = false;
+  if (mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
+    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, d, arch, threads, smem);
+    rank_major = resident >= kRankMajorMinBlocksPerHead * hq &&
+                 q_tiles * b * hq <= kRankMajorMaxWaves * resident;
+  }
   p.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
   plan.grid = rank_major ? Dim3{uint32_t(hq), uint32_t(q_tiles), uint32_t(b)}
                          : Dim3{uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};

@@ -534,7 +534,7 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
        5},
       {"causal f32 L=4096", DType::kF32, 4, 32, 4096, 128, AttentionLayout::kCausal, 0, 0, {}, 3},
       // Launch sizes between the headline shapes, for the tile order's
-      // choice (RankMajor in sparse_attn_template.cc).
+      // choice (kRankMajorMaxWaves in sparse_attn_template.cc).
       {"causal f16 L=8192", DType::kF16, 4, 32, 8192, 128, AttentionLayout::kCausal, 0, 0, {}, 5},
       {"causal f16 B=1 L=8192", DType::kF16, 1, 32, 8192, 128, AttentionLayout::kCausal, 0, 0, {}, 5},
       {"causal f16 B=1 L=16384", DType::kF16, 1, 32, 16384, 128, AttentionLayout::kCausal, 0, 0, {},
