@@ -152,6 +152,18 @@ JITK_DEVICE void transpose_quad(u32 (&v)[4], int lane) {
   }
 }
 
+// The end of a row whose lane quad holds running max m and partial sums l:
+// the quad's first lane writes its LSE (-inf for a row that saw no key), and
+// every lane gets the factor of its O (0 for that row).
+JITK_DEVICE float finish_row(float m, float l, float* lse, int row, int len_q, int lane) {
+  l += shuffle_xor(l, 1);
+  l += shuffle_xor(l, 2);
+  if (lse != nullptr && (lane & 3) == 0 && row < len_q) {
+    lse[row] = l > 0.f ? (m + log2f(l)) * kLn2 : neg_inf();
+  }
+  return l > 0.f ? 1.f / l : 0.f;
+}
+
 // O / l to global memory (rows from row0, this lane's first), and the LSE.
 // The host passes 16-byte aligned rows (o and its strides).
 template <typename T, int DT>
@@ -160,11 +172,8 @@ JITK_DEVICE void store_rows(const float (&o)[DT][4], const float (&m)[2], const 
   static_assert(DT % 2 == 0, "HEAD_DIM is a multiple of 16");
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
-    float sum = l[hr];
-    sum += shuffle_xor(sum, 1);
-    sum += shuffle_xor(sum, 2);
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
     const int row = row0 + hr * 8;
+    const float inv = finish_row(m[hr], l[hr], lse, row, len_q, lane);
     T* orow = out + i64(row) * o_stride;
     // The shuffles need every lane: only the stores depend on the row.
 #pragma unroll
@@ -182,9 +191,6 @@ JITK_DEVICE void store_rows(const float (&o)[DT][4], const float (&m)[2], const 
       for (int dt = DT / 4 * 4; dt < DT; ++dt) {  // the last 16 columns when HEAD_DIM % 32 == 16
         *reinterpret_cast<u32*>(orow + dt * 8 + (lane & 3) * 2) =
             pack2<T>(o[dt][2 * hr] * inv, o[dt][2 * hr + 1] * inv);
-      }
-      if (lse != nullptr && (lane & 3) == 0) {
-        lse[row] = sum > 0.f ? (m[hr] + log2f(sum)) * kLn2 : neg_inf();
       }
     }
   }

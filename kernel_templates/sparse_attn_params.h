@@ -146,12 +146,12 @@ struct SparseAttnParams {
 };
 
 // The second argument of the warp-specialized wgmma kernel, which copies
-// with the tensor-memory engine (TMA): q as [batch][heads_q][len_q][head_dim],
-// k and v likewise with heads_kv, boxes of 64 columns by BLOCK_M (q) or
-// BLOCK_N rows. Apart from SparseAttnParams, so the other kernels' argument
-// stays small.
+// with the tensor-memory engine (TMA): q and o as [batch][heads_q][len_q]
+// [head_dim], k and v likewise with heads_kv, boxes of 64 columns by BLOCK_M
+// (q, o) or BLOCK_N rows. Apart from SparseAttnParams, so the other kernels'
+// argument stays small.
 struct SparseAttnTensorMaps {
-  attn::TensorMapBytes q, k, v;
+  attn::TensorMapBytes q, k, v, o;
 };
 
 }  // namespace jitk

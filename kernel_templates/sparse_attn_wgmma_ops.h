@@ -91,6 +91,31 @@ JITK_DEVICE void tma_prefetch_4d(const void* map, int c0, int c1, int c2, int c3
                "r"(c0), "r"(c1), "r"(c2), "r"(c3)
                : "memory");
 }
+// The reverse: a box of shared memory (written by this CTA's threads, made
+// visible to the async proxy by each writer's fence) to global memory, in
+// this thread's bulk group; rows past the tensor's end are not written.
+JITK_DEVICE void tma_store_4d(const void* map, u32 src, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(
+          reinterpret_cast<u64>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+JITK_DEVICE void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Until this thread's bulk stores have read their shared memory...
+JITK_DEVICE void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// ...or written global memory.
+JITK_DEVICE void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Four 8x8 16-bit matrices to shared memory: lanes 8i..8i+7 give the row
+// addresses of matrix i, and register i of each lane holds matrix i's row
+// lane / 4, columns 2 (lane % 4) and the next: mma's C fragment, packed.
+JITK_DEVICE void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
 JITK_DEVICE void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }

@@ -26,6 +26,14 @@
 // (setmaxnreg) so that O, S(t) and P(t-1) of 64 rows by 128 keys fit, and
 // the two take turns issuing their MMAs (ping-pong).
 //
+// O leaves through the same engine when a K tile holds it (BLOCK_N >=
+// BLOCK_M): each consumer writes its rows, normalized and packed, into the
+// K buffer of the query tile's last stage (every S = Q K^T has read it
+// once "Q free" completes) and frees the stage; the copying thread, which
+// waits for that stage before refilling it anyway, issues the TMA store and
+// refills once the store has read it. The consumers go on to the next tile
+// without waiting for stores from their registers.
+//
 // The grid is persistent: one block per SM walks query tiles (QueryTileWalk)
 // and the stage ring runs on across them, so the producer copies the next
 // tile's Q (once the consumers' last S = Q K^T has read this one's: the "Q
@@ -42,6 +50,11 @@
 
 namespace jitk {
 namespace attn {
+
+// One query tile of a persistent block: its first row, head and batch.
+struct QueryTile {
+  int q0, h, b;
+};
 
 template <int BLOCK_M, int BLOCK_N, int STAGES, int HEAD_DIM, typename T, int MASK>
 struct WgmmaPipeline {
@@ -65,6 +78,8 @@ struct WgmmaPipeline {
   static_assert(BLOCK_N == 64 || BLOCK_N == 128, "BLOCK_N must be 64 or 128");
   static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "HEAD_DIM must be 64 or 128");
   static_assert(STAGES >= 2, "a buffer is freed one tile after its S = Q K^T: STAGES >= 2");
+  // O (BLOCK_M rows) goes out through a K buffer when one holds it.
+  static constexpr bool kStagedStores = BLOCK_N >= BLOCK_M;
 
   // Barrier addresses (WgmmaBarrierBytes): Q full and Q free, then K full,
   // V full and empty per stage. Then the stages' tile slots.
@@ -97,7 +112,8 @@ struct WgmmaPipeline {
   // every key tile into the stage ring. Coordinates of the tensor maps:
   // column, row, head, batch.
   JITK_DEVICE void produce(const SparseAttnParams& p, const SparseAttnTensorMaps& maps, T* sq,
-                           T* skv, int q0, int h, int hk, int b, const KvSchedule& sched) {
+                           T* skv, const QueryTile& qt, int hk, const KvSchedule& sched) {
+    const int q0 = qt.q0, h = qt.h, b = qt.b;
     constexpr int kPanels = HEAD_DIM / 64;  // boxes of 64 columns (128 bytes) per row
     if (queries_done > 0) mbar_wait(q_free(), (queries_done - 1) & 1u);
     mbar_arrive_expect_tx(q_full(), BLOCK_M * HEAD_DIM * 2);
@@ -110,7 +126,10 @@ struct WgmmaPipeline {
     for (int t = 0; t < sched.n_tiles; ++t) {
       const u32 g = tiles_done + t;
       const int s = int(g % STAGES);
-      if (g >= STAGES) mbar_wait(empty(s), (g / STAGES + 1) & 1u);
+      if (g >= STAGES) {
+        mbar_wait(empty(s), (g / STAGES + 1) & 1u);
+        store_staged(p, maps, skv, s);
+      }
       T* k = skv + s * 2 * kTile;
       slots[s] = TileSlot{fill.start, int(fill.partial)};  // released by the arrival
       mbar_arrive_expect_tx(k_full(s), kTile * 2);
@@ -128,6 +147,54 @@ struct WgmmaPipeline {
     }
     tiles_done += sched.n_tiles;
     ++queries_done;
+    if (kStagedStores) {
+      const int last = int((tiles_done - 1) % STAGES);
+#pragma unroll
+      for (int i = 0; i < STAGES; ++i) {
+        if (i == last) staged[i] = qt;
+      }
+    }
+  }
+
+  // Query tiles whose O waits in a stage's K buffer (q0 < 0: none); the
+  // copying thread's, indexed by stage.
+  QueryTile staged[STAGES];
+  JITK_DEVICE void clear_staged() {
+#pragma unroll
+    for (int i = 0; i < STAGES; ++i) staged[i].q0 = -1;
+  }
+
+  // Once stage s is free: the TMA store of the O it holds, read out before
+  // the stage is refilled.
+  JITK_DEVICE void store_staged(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
+                                T* skv, int s) {
+    if (!kStagedStores) return;
+#pragma unroll
+    for (int i = 0; i < STAGES; ++i) {  // unrolled: the array stays in registers
+      if (i != s || staged[i].q0 < 0) continue;
+      const u32 src = smem_ptr(skv + i * 2 * kTile);
+#pragma unroll
+      for (int c = 0; c < HEAD_DIM / 64; ++c) {
+        tma_store_4d(&maps.o, src + c * BLOCK_M * 128, c * 64, staged[i].q0, staged[i].h,
+                     staged[i].b);
+      }
+      bulk_commit();
+      bulk_wait_read();
+      staged[i].q0 = -1;
+    }
+  }
+
+  // After the last query tile: every stage's O out, and written.
+  JITK_DEVICE void drain(const SparseAttnParams& p, const SparseAttnTensorMaps& maps, T* skv) {
+    if (!kStagedStores) return;
+    for (int i = 0; i < STAGES; ++i) {
+      const u32 g = tiles_done + i;
+      if (g < STAGES) continue;  // never filled
+      const int s = int(g % STAGES);
+      mbar_wait(empty(s), (g / STAGES + 1) & 1u);
+      store_staged(p, maps, skv, s);
+    }
+    bulk_wait();
   }
 
   // Asks L2 for the next query tile's Q while this one is computed. Q is
@@ -192,9 +259,39 @@ struct WgmmaPipeline {
     accumulate(pk, kv_base, n_tiles - 1);
     wgmma_wait<0>();
     keep_registers(o);
-    release((tiles_done + n_tiles - 1) % STAGES, lane);
+    if (!kStagedStores) release((tiles_done + n_tiles - 1) % STAGES, lane);
     tiles_done += n_tiles;
     ++queries_done;
+  }
+
+  // After consume (kStagedStores): O / l of this warpgroup's rows, packed,
+  // into the K buffer of the last stage in the O tensor map's box layout
+  // (BLOCK_M rows of 64 columns per box, 128-byte swizzle), and the LSE to
+  // global memory; then the stage is freed for the copying thread to store.
+  JITK_DEVICE void stage_rows(const T* skv, float* lse, int q0, int len_q) {
+    const int warp = int(threadIdx.x) / 32;
+    const int lane = int(threadIdx.x) % 32;
+    const u32 s = (tiles_done - 1) % STAGES;
+    // Both warpgroups' last S = Q K^T have read K (the arrivals on Q free).
+    mbar_wait(q_free(), (queries_done - 1) & 1u);
+    const int row = q0 + warp * 16 + (lane >> 2);
+    float inv[2];
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) inv[hr] = finish_row(m[hr], l[hr], lse, row + 8 * hr, len_q, lane);
+    // stmatrix: lanes 8i..8i+7 address rows of matrix i (rows 0-7 / 8-15 of
+    // this warp's 16, then the next 8 columns).
+    const u32 dst = smem_ptr(skv + s * 2 * kTile);
+    const int r = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+#pragma unroll
+    for (int dp = 0; dp < kDT / 2; ++dp) {
+      stmatrix_x4(dst + Sw128Offset(BLOCK_M, r, 2 * dp + (lane >> 4)),
+                  pack2<T>(o[2 * dp][0] * inv[0], o[2 * dp][1] * inv[0]),
+                  pack2<T>(o[2 * dp][2] * inv[1], o[2 * dp][3] * inv[1]),
+                  pack2<T>(o[2 * dp + 1][0] * inv[0], o[2 * dp + 1][1] * inv[0]),
+                  pack2<T>(o[2 * dp + 1][2] * inv[1], o[2 * dp + 1][3] * inv[1]));
+    }
+    async_proxy_fence();  // the TMA store reads through the async proxy
+    release(s, lane);
   }
 
   // Two consumer warpgroups take turns issuing their MMAs (named barriers
@@ -263,9 +360,6 @@ struct WgmmaPipeline {
 // Query tile `item` of the hardware's order of a grid of tiles (query tiles
 // of one head adjacent, longest first; then heads, then batches): its first
 // row, head and batch.
-struct QueryTile {
-  int q0, h, b;
-};
 template <int BLOCK_M>
 JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int item) {
   const int hb = item / num_q_tiles;
@@ -326,6 +420,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
     if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
     if (int(threadIdx.x) != E::kConsumers) return;  // one thread copies
     const int group_size = p.heads_q / p.heads_kv;
+    pipe.clear_staged();
     QueryTileWalk walk;
     QueryTile qt, next;
     KvSchedule sched, next_sched;
@@ -335,12 +430,11 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
       if (more && next_sched.n_tiles > 0) {
         pipe.prefetch_q(maps, next.q0, next.h, next.b);
       }
-      if (sched.n_tiles > 0) {
-        pipe.produce(p, maps, sq, skv, qt.q0, qt.h, qt.h / group_size, qt.b, sched);
-      }
+      if (sched.n_tiles > 0) pipe.produce(p, maps, sq, skv, qt, qt.h / group_size, sched);
       qt = next;
       sched = next_sched;
     }
+    pipe.drain(p, maps, skv);
     return;
   }
   if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();
@@ -359,10 +453,14 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
     const QueryTile done = qt;
     // The next tile's block-mask reads run under this one's stores.
     more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
-    store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, done.b, done.h), p.o_stride_l,
-                  lse_rows(p, done.b, done.h),
-                  done.q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
-                  int(threadIdx.x) % 32);
+    if constexpr (E::kStagedStores) {
+      pipe.stage_rows(skv, lse_rows(p, done.b, done.h), done.q0, p.len_q);
+    } else {
+      store_rows<T>(pipe.o, pipe.m, pipe.l, output_rows<T>(p, done.b, done.h), p.o_stride_l,
+                    lse_rows(p, done.b, done.h),
+                    done.q0 + int(threadIdx.x) / 32 * 16 + (int(threadIdx.x) % 32 >> 2), p.len_q,
+                    int(threadIdx.x) % 32);
+    }
   }
   pipe.end_turns(int(threadIdx.x) / 128);
 }

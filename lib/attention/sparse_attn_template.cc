@@ -572,7 +572,7 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
     plan.grid = {uint32_t(std::min<int64_t>(tiles, std::max(1, arch.compute_units))), 1, 1};
     plan.dynamic_shared_bytes =
         std::max(plan.dynamic_shared_bytes, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
-    // Tensor maps of q, k, v as [b][heads][len][d] in the second argument:
+    // Tensor maps of q, k, v and o as [b][heads][len][d] in the second argument:
     // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows.
     const size_t at = plan.args.Add(SparseAttnTensorMaps{});
     auto tensor_map = [&](size_t field, const void* base, int64_t len, int64_t heads,
@@ -598,6 +598,8 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
                p.k_stride_b, bn);
     tensor_map(offsetof(SparseAttnTensorMaps, v), p.v, lk, hkv, p.v_stride_l, p.v_stride_h,
                p.v_stride_b, bn);
+    tensor_map(offsetof(SparseAttnTensorMaps, o), p.o, lq, hq, p.o_stride_l, p.o_stride_h,
+               p.o_stride_b, bm);
   }
   return absl::OkStatus();
 }

@@ -354,16 +354,19 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
   // 32 + 2 * 64 KiB would let two blocks share an SM; the request keeps one.
   EXPECT_GT(plan.dynamic_shared_bytes, uint32_t(sm90a.lds_bytes_per_cu / 2));
   EXPECT_LE(plan.dynamic_shared_bytes, uint32_t(sm90a.lds_bytes_per_block));
-  // Q, K and V through tensor maps: a second argument, encoded at launch.
+  // Q, K and V in and O out through tensor maps: a second argument, encoded
+  // at launch.
   ASSERT_EQ(plan.args.count(), 2u);
-  ASSERT_EQ(plan.tensor_maps.size(), 3u);
+  ASSERT_EQ(plan.tensor_maps.size(), 4u);
   const TensorMapRequest& q = plan.tensor_maps[0];
   const TensorMapRequest& k = plan.tensor_maps[1];
+  const TensorMapRequest& o = plan.tensor_maps[3];
   const size_t maps = size_t(static_cast<std::byte*>(plan.args.pointers()[1]) - plan.args.bytes(0));
   EXPECT_EQ(maps % 64, 0u) << "CUtensorMap is 64-byte aligned";
   EXPECT_EQ(q.offset, maps + offsetof(SparseAttnTensorMaps, q));
   EXPECT_EQ(k.offset, maps + offsetof(SparseAttnTensorMaps, k));
   EXPECT_EQ(plan.tensor_maps[2].offset, maps + offsetof(SparseAttnTensorMaps, v));
+  EXPECT_EQ(o.offset, maps + offsetof(SparseAttnTensorMaps, o));
   EXPECT_EQ(q.base, Addr(0x10000));
   EXPECT_EQ(q.rank, 4);
   EXPECT_THAT(std::vector<uint64_t>(q.dims, q.dims + 4), ::testing::ElementsAre(128, 1000, 8, 2));
@@ -373,6 +376,12 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
               ::testing::ElementsAre(128 * 2, 1000 * 128 * 2, 8 * 1000 * 128 * 2));
   EXPECT_THAT(std::vector<uint32_t>(q.box, q.box + 4), ::testing::ElementsAre(64, 128, 1, 1));
   EXPECT_THAT(std::vector<uint32_t>(k.box, k.box + 4), ::testing::ElementsAre(64, 128, 1, 1));
+  EXPECT_EQ(o.base, Addr(0x40000));
+  EXPECT_THAT(std::vector<uint64_t>(o.dims, o.dims + 4), ::testing::ElementsAre(128, 1000, 8, 2));
+  EXPECT_THAT(std::vector<uint64_t>(o.strides, o.strides + 3),
+              ::testing::ElementsAre(128 * 2, 1000 * 128 * 2, 8 * 1000 * 128 * 2));
+  EXPECT_THAT(std::vector<uint32_t>(o.box, o.box + 4), ::testing::ElementsAre(64, 128, 1, 1))
+      << "BLOCK_M rows, as q";
 
   sm90a.compute_units = 100;  // the device's own count, as ArchForDevice sets it
   ASSERT_THAT(T().PlanLaunch(ws, s, sm90a, GoodArgs(), plan), IsOk());
