@@ -128,7 +128,7 @@ struct WgmmaPipeline {
       const int s = int(g % STAGES);
       if (g >= STAGES) {
         mbar_wait(empty(s), (g / STAGES + 1) & 1u);
-        store_staged(p, maps, skv, s);
+        store_staged(maps, skv, s);
       }
       T* k = skv + s * 2 * kTile;
       slots[s] = TileSlot{fill.start, int(fill.partial)};  // released by the arrival
@@ -166,8 +166,7 @@ struct WgmmaPipeline {
 
   // Once stage s is free: the TMA store of the O it holds, read out before
   // the stage is refilled.
-  JITK_DEVICE void store_staged(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
-                                T* skv, int s) {
+  JITK_DEVICE void store_staged(const SparseAttnTensorMaps& maps, T* skv, int s) {
     if (!kStagedStores) return;
 #pragma unroll
     for (int i = 0; i < STAGES; ++i) {  // unrolled: the array stays in registers
@@ -185,14 +184,14 @@ struct WgmmaPipeline {
   }
 
   // After the last query tile: every stage's O out, and written.
-  JITK_DEVICE void drain(const SparseAttnParams& p, const SparseAttnTensorMaps& maps, T* skv) {
+  JITK_DEVICE void drain(const SparseAttnTensorMaps& maps, T* skv) {
     if (!kStagedStores) return;
     for (int i = 0; i < STAGES; ++i) {
       const u32 g = tiles_done + i;
       if (g < STAGES) continue;  // never filled
       const int s = int(g % STAGES);
       mbar_wait(empty(s), (g / STAGES + 1) & 1u);
-      store_staged(p, maps, skv, s);
+      store_staged(maps, skv, s);
     }
     bulk_wait();
   }
@@ -434,7 +433,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
       qt = next;
       sched = next_sched;
     }
-    pipe.drain(p, maps, skv);
+    pipe.drain(maps, skv);
     return;
   }
   if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();

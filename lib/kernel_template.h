@@ -64,8 +64,9 @@ struct LaunchPlan {
   Dim3 block;
   uint32_t dynamic_shared_bytes = 0;
   PackedArgs args;
-  // Descriptors the backend encodes into `args` just before the launch.
-  absl::InlinedVector<TensorMapRequest, 3> tensor_maps;
+  // Descriptors the backend encodes into `args` just before the launch
+  // (sparse_attn's warp-specialized engine: q, k, v and o).
+  absl::InlinedVector<TensorMapRequest, 4> tensor_maps;
 };
 
 // Encodes the plan's tensor maps into its arguments, once: the requests are

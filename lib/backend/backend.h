@@ -65,8 +65,9 @@ struct Dim3 {
 
 // A tensor-memory-access descriptor (Hopper's TMA; the driver's 128-byte
 // format is opaque) for a kernel argument: a tiled view of a tensor of
-// 16-bit elements, innermost dimension first, copied into shared memory
-// with the 128-byte swizzle and zeros outside the tensor.
+// 16-bit elements, innermost dimension first, whose boxes are copied
+// between global and shared memory with the 128-byte swizzle (zeros read
+// outside the tensor, nothing written there).
 struct TensorMapRequest {
   size_t offset = 0;  // where the 128 bytes go in the packed arguments
   const void* base = nullptr;

@@ -138,9 +138,9 @@ LaunchArgs ArgsFor(const DeviceProblem& d, const Tensor& q, const Tensor& k, con
 }
 
 // The block mask each test uses for a layout (sized so that sparse layouts
-// skip blocks at a few hundred tokens).
+// skip blocks at a few hundred tokens); custom_block sets kCustom's block size.
 absl::StatusOr<BlockMask> LayoutMask(AttentionLayout layout, int batch, int heads_q, int lq, int lk,
-                                     uint64_t seed) {
+                                     uint64_t seed, int custom_block = 64) {
   switch (layout) {
     case AttentionLayout::kDense:
       return BlockMask::Dense(lq, lk, 128);
@@ -161,7 +161,7 @@ absl::StatusOr<BlockMask> LayoutMask(AttentionLayout layout, int batch, int head
     }
     case AttentionLayout::kCustom: {
       // Per (batch, head) random blocks; query block 1 empty everywhere.
-      const int bs = 64, nqb = (lq + bs - 1) / bs, nkb = (lk + bs - 1) / bs;
+      const int bs = custom_block, nqb = (lq + bs - 1) / bs, nkb = (lk + bs - 1) / bs;
       std::mt19937_64 rng(seed);
       const size_t rows = size_t(batch) * heads_q * nqb;
       std::vector<int32_t> counts(rows), indices(rows * nkb), full_counts(rows),
@@ -192,6 +192,7 @@ struct Case {
   int head_dim;
   std::optional<KernelConfig> config;
   Problem problem;
+  int custom_block = 64;  // kCustom's mask block size
 };
 
 Problem BaseProblem(DType dtype, int d, int index) {
@@ -262,7 +263,8 @@ Shape ShapeFor(const Case& c, const BlockMask& mask) {
 
 void RunCase(KernelPool& pool, const Device& device, const Case& c, uint64_t seed) {
   const Problem& p = c.problem;
-  absl::StatusOr<BlockMask> mask = LayoutMask(c.layout, p.batch, p.heads_q, p.len_q, p.len_k, seed);
+  absl::StatusOr<BlockMask> mask =
+      LayoutMask(c.layout, p.batch, p.heads_q, p.len_q, p.len_k, seed, c.custom_block);
   ASSERT_TRUE(mask.ok()) << mask.status();
   const Shape shape = ShapeFor(c, *mask);
   absl::StatusOr<Kernel> kernel = pool.Get(shape, c.config);
@@ -337,7 +339,7 @@ void RunCases(KernelPool& pool, const Device& device, const std::vector<Case>& c
   for (size_t i = 0; i < cases.size(); ++i) {
     const Problem& p = cases[i].problem;
     absl::StatusOr<BlockMask> mask =
-        LayoutMask(cases[i].layout, p.batch, p.heads_q, p.len_q, p.len_k, i + 1);
+        LayoutMask(cases[i].layout, p.batch, p.heads_q, p.len_q, p.len_k, i + 1, cases[i].custom_block);
     ASSERT_TRUE(mask.ok()) << mask.status();
     shapes.push_back({ShapeFor(cases[i], *mask), cases[i].config});
   }
@@ -399,6 +401,19 @@ TEST(SparseAttnGpuTest, WgmmaEngineOnHopper) {
         cases.push_back(wc);
       }
     }
+  }
+  // More query tiles than SMs, so that each persistent block walks several:
+  // the stage ring, the barriers' phases and O stored from a stage run on
+  // across query tiles, with query tiles of no key block (zeros) among them.
+  for (const KernelConfig& c : {cfg(128, 128, 12, 3), cfg(128, 128, 12, 2), cfg(128, 64, 12, 3),
+                                cfg(64, 64, 8, 2), cfg(64, 128, 8, 2)}) {
+    const DType dtype = index % 2 ? DType::kF16 : DType::kBF16;
+    Case wc{AttentionLayout::kCustom, dtype, 64, c, BaseProblem(dtype, 64, index++)};
+    wc.problem.batch = 4;
+    wc.problem.heads_q = 8;
+    wc.problem.len_q = 1100;  // 9 query blocks of 128: 288 query tiles of 128 rows
+    wc.custom_block = 128;
+    cases.push_back(wc);
   }
   RunCases(pool, device, cases);
 }
@@ -547,6 +562,13 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
     if (density < 0.2) tc.configs = small;  // the sparsest: fixed costs per query tile dominate
     cases.push_back(tc);
   }
+  // The sparsest mask at the long length: 13 key tiles per query tile
+  // instead of 3, so the cost per query tile weighs less.
+  TimingCase sparse_long{"random blocks 10% f16 L=16384", DType::kF16, 4, 32, 16384, 128,
+                         AttentionLayout::kDense};
+  sparse_long.random_density = 0.1;
+  sparse_long.reps = 5;
+  cases.push_back(sparse_long);
   const char* quick = std::getenv("JITK_ATTN_TIMING_QUICK");
   if (quick != nullptr && std::string(quick) == "1") {  // the headline shape, default config
     cases.resize(1);

@@ -340,6 +340,34 @@ TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
   EXPECT_EQ(got.grid.x, 65536u);
 }
 
+// O leaves the warp-specialized kernel through its own map: o's length,
+// heads and strides (here BLHD while q stays BHLD), BLOCK_M rows per box.
+TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedMapsOutput) {
+  const Shape s = AttnShape(DType::kBF16).Set("lq", 600).Set("lk", 1000);
+  const KernelConfig ws = {{"BLOCK_M", 64}, {"BLOCK_N", 128}, {"WAVES", 8}, {"STAGES", 2}};
+  ASSERT_TRUE(attn::WgmmaWarpSpecialized(64, 8));
+  LaunchArgs args = GoodArgs();
+  args.Int("o_stride_b", 600 * 8 * 128).Int("o_stride_h", 128).Int("o_stride_l", 8 * 128);
+  LaunchPlan plan;
+  ASSERT_THAT(T().PlanLaunch(ws, s, Arch("sm_90a"), args, plan), IsOk());
+  ASSERT_EQ(plan.tensor_maps.size(), 4u);
+  const TensorMapRequest& q = plan.tensor_maps[0];
+  const TensorMapRequest& k = plan.tensor_maps[1];
+  const TensorMapRequest& o = plan.tensor_maps[3];
+  EXPECT_EQ(o.base, Addr(0x40000));
+  EXPECT_THAT(std::vector<uint64_t>(o.dims, o.dims + 4), ::testing::ElementsAre(128, 600, 8, 2))
+      << "len_q, heads_q";
+  EXPECT_THAT(std::vector<uint64_t>(o.strides, o.strides + 3),
+              ::testing::ElementsAre(8 * 128 * 2, 128 * 2, 600 * 8 * 128 * 2))
+      << "o's own strides, in bytes";
+  EXPECT_THAT(std::vector<uint32_t>(o.box, o.box + 4), ::testing::ElementsAre(64, 64, 1, 1))
+      << "BLOCK_M rows";
+  EXPECT_THAT(std::vector<uint64_t>(q.strides, q.strides + 3),
+              ::testing::ElementsAre(128 * 2, 600 * 128 * 2, 8 * 600 * 128 * 2));
+  EXPECT_THAT(std::vector<uint32_t>(k.box, k.box + 4), ::testing::ElementsAre(64, 128, 1, 1))
+      << "BLOCK_N rows";
+}
+
 TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
   const Shape s = AttnShape(DType::kF16);  // 8 query tiles of 128 rows x 8 heads x 2 batches
   ArchInfo sm90a = Arch("sm_90a");
