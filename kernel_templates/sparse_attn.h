@@ -211,7 +211,9 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
 // entry point, with a persistent grid and the parameters kept in parameter
 // space (__grid_constant__), where the tensor-memory engine reads the maps.
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
-__global__ void __launch_bounds__(WAVES * kWaveSize, 1)
+__global__ void __launch_bounds__(
+    WAVES * kWaveSize,
+    attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK>::kBlocksPerSm)
     sparse_attn_ws_fwd(const __grid_constant__ SparseAttnParams p,
                        const __grid_constant__ SparseAttnTensorMaps maps) {
   typedef attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;

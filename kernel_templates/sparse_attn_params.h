@@ -76,7 +76,7 @@ constexpr int kTileSlotBytes = 8;
 // shared-memory barriers (mbarriers: Q full and free, then per stage K full,
 // V full and empty), and the others overlap the softmax of one tile with the
 // MMAs of the next (sparse_attn_wgmma_ws.h). Its grid is persistent: one
-// block per SM walks the query tiles.
+// block per SM (two, WgmmaBlocksPerSm) walks the query tiles.
 JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves) {
   return waves == block_m / 16 + 4;
 }
@@ -84,12 +84,29 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaBarrierBytes(int stages) { return (2 + 
 
 // Registers per thread of the warp-specialized engine after setmaxnreg: the
 // copying warpgroup keeps kWgmmaCopyRegisters (its loop fits without
-// spilling), the computing ones share the rest of the 64 Ki, in multiples of
-// 8. One computing warpgroup needs no hand-over: it has the 255 of a block
-// of 256 threads.
+// spilling), the computing ones share the rest of the block's part of the
+// SM's 64 Ki, in multiples of 8. One computing warpgroup alone on an SM needs
+// no hand-over: it has the 255 of a block of 256 threads.
 constexpr int kWgmmaCopyRegisters = 40;
-JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m) {
-  return block_m > 64 ? (65536 / 128 - kWgmmaCopyRegisters) / (block_m / 64) / 8 * 8 : 255;
+JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m, int blocks_per_sm) {
+  return block_m > 64 || blocks_per_sm > 1
+             ? (65536 / blocks_per_sm / 128 - kWgmmaCopyRegisters) / (block_m / 64) / 8 * 8
+             : 255;
+}
+
+// Shared memory of a Hopper SM (sm_90), of which 1 KiB per resident block is
+// the system's.
+constexpr int kHopperSmemPerSm = 228 * 1024;
+constexpr int kSmemReservedPerBlock = 1024;
+
+// Blocks of the warp-specialized engine per SM. One computing warpgroup
+// shares its SM with a second block when both blocks' shared memory fits:
+// their query tiles start and end at different times, so one block's first
+// S = Q K^T and last P V of a query tile run beside the other's MMAs, as the
+// mma.sync engine's two blocks per SM overlap. Two computing warpgroups
+// take an SM's registers alone.
+JITK_ATTN_HOST_DEVICE constexpr int WgmmaBlocksPerSm(int block_m, int smem_bytes) {
+  return block_m == 64 && 2 * (smem_bytes + kSmemReservedPerBlock) <= kHopperSmemPerSm ? 2 : 1;
 }
 
 // Shared memory one block of the kernel needs, in bytes. The device code

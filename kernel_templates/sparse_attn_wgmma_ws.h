@@ -24,7 +24,9 @@
 //
 // With two consumer warpgroups the producer gives up registers
 // (setmaxnreg) so that O, S(t) and P(t-1) of 64 rows by 128 keys fit, and
-// the two take turns issuing their MMAs (ping-pong).
+// the two take turns issuing their MMAs (ping-pong). One consumer
+// warpgroup runs two blocks per SM where their shared memory fits
+// (WgmmaBlocksPerSm), the producer's registers handed over likewise.
 //
 // O leaves through the same engine when a K tile holds it (BLOCK_N >=
 // BLOCK_M): each consumer writes its rows, normalized and packed, into the
@@ -34,8 +36,8 @@
 // refills once the store has read it. The consumers go on to the next tile
 // without waiting for stores from their registers.
 //
-// The grid is persistent: one block per SM walks query tiles (QueryTileWalk)
-// and the stage ring runs on across them, so the producer copies the next
+// The grid is persistent: each block (one or two per SM) walks query tiles
+// (QueryTileWalk) and the stage ring runs on across them, so the producer copies the next
 // tile's Q (once the consumers' last S = Q K^T has read this one's: the "Q
 // free" barrier) and first K / V while the consumers finish and store this
 // tile. Launching a block per query tile paid that start-up with the SM idle.
@@ -71,8 +73,11 @@ struct WgmmaPipeline {
   // Registers per thread after the hand-over (WgmmaComputeRegisters). With
   // 24 for the producer its copy loop spilled and the H200 hung with a
   // consumer warpgroup that never reached a barrier.
+  static constexpr int kBlocksPerSm =
+      WgmmaBlocksPerSm(BLOCK_M, SmemBytes(kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, 2));
+  static constexpr bool kHandOver = kGroups > 1 || kBlocksPerSm > 1;
   static constexpr int kProducerRegs = kWgmmaCopyRegisters;
-  static constexpr int kConsumerRegs = WgmmaComputeRegisters(BLOCK_M);
+  static constexpr int kConsumerRegs = WgmmaComputeRegisters(BLOCK_M, kBlocksPerSm);
   static_assert(sizeof(T) == 2, "the wgmma engine takes f16 or bf16 storage");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128, "one or two consumer warpgroups");
   static_assert(BLOCK_N == 64 || BLOCK_N == 128, "BLOCK_N must be 64 or 128");
@@ -416,7 +421,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
   T* sq = reinterpret_cast<T*>(smem);
   T* skv = sq + BM * D;
   if (int(threadIdx.x) >= E::kConsumers) {
-    if (E::kGroups > 1) set_max_registers_dec<E::kProducerRegs>();
+    if (E::kHandOver) set_max_registers_dec<E::kProducerRegs>();
     if (int(threadIdx.x) != E::kConsumers) return;  // one thread copies
     const int group_size = p.heads_q / p.heads_kv;
     pipe.clear_staged();
@@ -436,7 +441,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
     pipe.drain(maps, skv);
     return;
   }
-  if (E::kGroups > 1) set_max_registers_inc<E::kConsumerRegs>();
+  if (E::kHandOver) set_max_registers_inc<E::kConsumerRegs>();
   pipe.begin_turns(int(threadIdx.x) / 128);
   QueryTileWalk walk;
   QueryTile qt;

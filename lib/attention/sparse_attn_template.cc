@@ -311,7 +311,10 @@ class SparseAttnTemplate final : public KernelTemplate {
                   arch.lds_bytes_per_block, " a block may use");
     }
     const int regs = SparseAttnRegisterEstimate(config, shape, arch);
-    const int budget = specialized ? attn::WgmmaComputeRegisters(int(bm)) : RegisterBudget(arch);
+    const int budget =
+        specialized
+            ? attn::WgmmaComputeRegisters(int(bm), attn::WgmmaBlocksPerSm(int(bm), int(smem)))
+            : RegisterBudget(arch);
     if (regs > budget) {
       return fail("needs about ", regs, " registers per thread, more than ", budget,
                   " (would spill)");
@@ -565,13 +568,19 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   plan.dynamic_shared_bytes = arch.vendor == Vendor::kNvidia ? uint32_t(smem) : 0;
   plan.args.Add(p);
   if (persistent) {
-    // Persistent: one block per SM walks the query tiles. Asking for more
-    // than half an SM's shared memory keeps a second block off it, which
-    // the computing warpgroups' setmaxnreg also relies on.
+    // Persistent: one block per SM, or two (attn::WgmmaBlocksPerSm), walks
+    // the query tiles. With one, asking for more than half an SM's shared
+    // memory keeps a second block off it, which the computing warpgroups'
+    // setmaxnreg relies on; with two, their registers keep a third off.
     const int64_t tiles = q_tiles * hq * b;
-    plan.grid = {uint32_t(std::min<int64_t>(tiles, std::max(1, arch.compute_units))), 1, 1};
-    plan.dynamic_shared_bytes =
-        std::max(plan.dynamic_shared_bytes, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
+    const int per_sm = attn::WgmmaBlocksPerSm(int(bm), smem);
+    plan.grid = {
+        uint32_t(std::min<int64_t>(tiles, int64_t(per_sm) * std::max(1, arch.compute_units))), 1,
+        1};
+    if (per_sm == 1) {
+      plan.dynamic_shared_bytes =
+          std::max(plan.dynamic_shared_bytes, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
+    }
     // Tensor maps of q, k, v and o as [b][heads][len][d] in the second argument:
     // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows.
     const size_t at = plan.args.Add(SparseAttnTensorMaps{});

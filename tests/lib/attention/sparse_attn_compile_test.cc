@@ -140,6 +140,12 @@ TEST(SparseAttnWgmmaCompileTest, NoWarpSpecializedConfigIsSerialized) {
               << "layout " << layout << " {" << KernelConfigToString(config) << "}";
           EXPECT_THAT(compiled->log, ::testing::Not(::testing::HasSubstr("setmaxnreg")))
               << "layout " << layout << " {" << KernelConfigToString(config) << "}";
+          // The launch bounds let as many blocks share an SM's registers as
+          // the host's persistent grid puts there.
+          const int per_sm = attn::WgmmaBlocksPerSm(
+              int(bm), attn::SmemBytes(attn::kEngineWgmma, int(bm), int(bn), int(stages), 128, 2));
+          EXPECT_LE(compiled->resources.registers * int(bm / 16 + 4) * 32 * per_sm, 65536)
+              << "{" << KernelConfigToString(config) << "}: " << per_sm << " blocks per SM";
           ++compiled_configs;
         }
       }

@@ -426,6 +426,43 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
             uint32_t(attn::SmemBytes(attn::kEngineWgmma, 64, 64, 1, 128, 2)));
 }
 
+// One computing warpgroup runs two persistent blocks per SM where both
+// blocks' shared memory fits beside the system's 1 KiB each; where it does
+// not, one block, kept alone by its shared-memory request.
+TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedTwoBlocksPerSm) {
+  const Shape s = AttnShape(DType::kF16).Set("lq", 4096).Set("lk", 4096);  // 1024 query tiles of 64
+  const ArchInfo sm90a = Arch("sm_90a");
+  auto ws64 = [](int64_t bn, int64_t stages) {
+    return KernelConfig{{"BLOCK_M", 64}, {"BLOCK_N", bn}, {"WAVES", 8}, {"STAGES", stages}};
+  };
+  LaunchPlan plan;
+  // 16 KiB of Q + 3 x 32 KiB of K / V + barriers: 2 x (112.1 + 1) KiB <= 228 KiB.
+  const int three = attn::SmemBytes(attn::kEngineWgmma, 64, 64, 3, 128, 2);
+  ASSERT_LE(2 * (three + 1024), sm90a.lds_bytes_per_cu);
+  ASSERT_THAT(T().PlanLaunch(ws64(64, 3), s, sm90a, GoodArgs(), plan), IsOk());
+  EXPECT_EQ(plan.grid.x, 2u * 132);
+  EXPECT_EQ(plan.dynamic_shared_bytes, uint32_t(three)) << "no more than its own";
+  EXPECT_EQ(plan.block.x, 256u);
+  EXPECT_EQ(attn::WgmmaComputeRegisters(64, 2), 216) << "half an SM's registers, 40 copying";
+
+  // 16 KiB + 2 x 64 KiB: one block.
+  ASSERT_THAT(T().PlanLaunch(ws64(128, 2), s, sm90a, GoodArgs(), plan), IsOk());
+  EXPECT_EQ(plan.grid.x, 132u);
+  EXPECT_GT(plan.dynamic_shared_bytes, uint32_t(sm90a.lds_bytes_per_cu / 2));
+  EXPECT_EQ(attn::WgmmaComputeRegisters(64, 1), 255) << "no hand-over";
+
+  // Two blocks need 2 x (smem + 1 KiB) within the SM: one byte over keeps one.
+  const int limit = sm90a.lds_bytes_per_cu / 2 - 1024;
+  EXPECT_EQ(attn::WgmmaBlocksPerSm(64, limit), 2);
+  EXPECT_EQ(attn::WgmmaBlocksPerSm(64, limit + 1), 1);
+  EXPECT_EQ(attn::WgmmaBlocksPerSm(128, three), 1) << "two computing warpgroups fill the registers";
+
+  // Fewer query tiles than two per SM: one block each.
+  ASSERT_THAT(T().PlanLaunch(ws64(64, 2), AttnShape(DType::kF16), sm90a, GoodArgs(), plan),
+              IsOk());
+  EXPECT_EQ(plan.grid.x, 16u * 8 * 2);
+}
+
 TEST(SparseAttnTemplateTest, PlanLaunchRejectsBadArguments) {
   const auto code = absl::StatusCode::kInvalidArgument;
   const Shape s = AttnShape(DType::kF16);
