@@ -491,12 +491,13 @@ struct TimingCase {
   std::vector<KernelConfig> configs;  // empty: the default only
   int reps = 10;
   double random_density = 0;  // > 0: random full key blocks, this share of each row
+  int block = 128;            // the mask's block size
 };
 
 // Each query block sees round(density * blocks) distinct key blocks, chosen
 // at random and visited in ascending order, all full (no element mask).
-absl::StatusOr<BlockMask> RandomBlocks(int len, double density, uint64_t seed) {
-  const int block = 128, n = (len + block - 1) / block;
+absl::StatusOr<BlockMask> RandomBlocks(int len, int block, double density, uint64_t seed) {
+  const int n = (len + block - 1) / block;
   const int per_row = std::max(1, int(std::lround(density * n)));
   std::mt19937_64 rng(seed);
   std::vector<int32_t> counts(n, per_row), indices;
@@ -570,6 +571,23 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   sparse_long.reps = 5;
   sparse_long.configs = small;
   cases.push_back(sparse_long);
+  // Masks of 64-token blocks, which 128-row tiles do not divide: the 64-row
+  // configs only.
+  const std::vector<KernelConfig> rows64 = {cfg(64, 64, 4, 1), cfg(64, 64, 4, 2), cfg(64, 64, 8, 2),
+                                            cfg(64, 64, 8, 3)};
+  TimingCase causal64{"causal f16 L=4096 block=64", DType::kF16, 4, 32, 4096, 128,
+                      AttentionLayout::kCausal, 0, 0, rows64};
+  causal64.block = 64;
+  cases.push_back(causal64);
+  TimingCase sliding64{"sliding 1024+128 f16 L=16384 block=64", DType::kF16, 4, 32, 16384, 128,
+                       AttentionLayout::kSlidingWindow, 1024, 128, rows64, 5};
+  sliding64.block = 64;
+  cases.push_back(sliding64);
+  TimingCase sparse64{"random blocks 10% f16 L=4096 block=64", DType::kF16, 4, 32, 4096, 128,
+                      AttentionLayout::kDense, 0, 0, rows64};
+  sparse64.random_density = 0.1;
+  sparse64.block = 64;
+  cases.push_back(sparse64);
   const char* quick = std::getenv("JITK_ATTN_TIMING_QUICK");
   if (quick != nullptr && std::string(quick) == "1") {  // the headline shape, default config
     cases.resize(1);
@@ -598,11 +616,12 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   std::vector<std::string> table;
   for (const TimingCase& tc : cases) {
     absl::StatusOr<BlockMask> mask =
-        tc.random_density > 0                 ? RandomBlocks(tc.len, tc.random_density, 7)
-        : tc.layout == AttentionLayout::kCausal ? BlockMask::Causal(tc.len, tc.len)
+        tc.random_density > 0 ? RandomBlocks(tc.len, tc.block, tc.random_density, 7)
+        : tc.layout == AttentionLayout::kCausal ? BlockMask::Causal(tc.len, tc.len, tc.block)
         : tc.layout == AttentionLayout::kDense
-            ? BlockMask::Dense(tc.len, tc.len)
-            : BlockMask::SlidingWindow(tc.len, tc.len, tc.window, tc.global_tokens, true);
+            ? BlockMask::Dense(tc.len, tc.len, tc.block)
+            : BlockMask::SlidingWindow(tc.len, tc.len, tc.window, tc.global_tokens, true,
+                                       tc.block);
     ASSERT_TRUE(mask.ok()) << mask.status();
     const Shape shape = mask->AttentionShape(tc.dtype, tc.batch, tc.heads, tc.heads, tc.head_dim);
     const size_t n = size_t(tc.batch) * tc.heads * tc.len * tc.head_dim;
