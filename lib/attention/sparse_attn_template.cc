@@ -88,12 +88,15 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // 2026-12-04-h200-mma-sync/): the warp-specialized engine with two
       // computing warpgroups, three stages and 128-key tiles (sliding
       // windows included since the element mask takes per-row key ranges).
-      // Where 128-row tiles do not divide the mask blocks, one warpgroup of
-      // 64 rows, unbuffered (three blocks per SM overlap each other's
-      // softmax and MMAs); for sliding windows with two stages (3.67 vs
-      // 3.93 ms in bench/results/2026-12-02-h200-wgmma/).
-      if (IsSlidingMask(MaskKindOf(shape))) return {{128, 128, 12, 3}, {64, 64, 4, 2}};
-      return {{128, 128, 12, 3}, {64, 64, 4, 1}, {64, 64, 4, 2}};
+      // Where 128-row tiles do not divide the mask blocks (64-token blocks),
+      // one computing warpgroup of 64 rows, warp-specialized with three
+      // stages, two blocks per SM (2026-12-04-h200-two-blocks/, run 2, over
+      // the unbuffered 64x64x4x1 and 64x64x4x2 taken before: 1.22-1.26x
+      // causal, 1.39x the sliding window, 1.17x random blocks at 10 %).
+      if (IsSlidingMask(MaskKindOf(shape))) {
+        return {{128, 128, 12, 3}, {64, 64, 8, 3}, {64, 64, 4, 2}};
+      }
+      return {{128, 128, 12, 3}, {64, 64, 8, 3}, {64, 64, 4, 1}, {64, 64, 4, 2}};
     case attn::kEngineMma: {
       // 128x64 with 4 warps of 32 rows (two m-tiles, Q re-read from shared
       // memory once per 64-key pass), two blocks per SM. Over 128x32 (H200,

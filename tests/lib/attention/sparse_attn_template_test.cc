@@ -132,18 +132,21 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
   EXPECT_EQ(phi3.at("BLOCK_M"), 64);
   // sm_90a: warp-specialized, two computing warpgroups and a copying one,
-  // sliding windows included; one unbuffered warpgroup where 128-row tiles
-  // do not divide the blocks.
+  // sliding windows included; where 128-row tiles do not divide the blocks,
+  // one computing warpgroup, two blocks per SM.
   KernelConfig wgmma = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(wgmma), "BLOCK_M=128,BLOCK_N=128,STAGES=3,WAVES=12");
   KernelConfig sliding = T().DefaultConfig(
       AttnShape(DType::kF16, 128, int(AttentionLayout::kSlidingWindow)), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(sliding), "BLOCK_M=128,BLOCK_N=128,STAGES=3,WAVES=12");
   KernelConfig block64 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90a"));
-  EXPECT_EQ(KernelConfigToString(block64), "BLOCK_M=64,BLOCK_N=64,STAGES=1,WAVES=4");
+  EXPECT_EQ(KernelConfigToString(block64), "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
   KernelConfig sliding64 = T().DefaultConfig(
       AttnShape(DType::kBF16, 128, int(AttentionLayout::kSlidingWindow), 64), Arch("sm_90a"));
-  EXPECT_EQ(KernelConfigToString(sliding64), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=4");
+  EXPECT_EQ(KernelConfigToString(sliding64), "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
+  EXPECT_EQ(attn::WgmmaBlocksPerSm(
+                64, attn::SmemBytes(attn::kEngineWgmma, 64, 64, 3, 128, DTypeSize(DType::kBF16))),
+            2);
 }
 
 TEST(SparseAttnTemplateTest, SearchSpaceHasTheTunables) {
