@@ -8,8 +8,9 @@
               (causal; sliding window 1024 + 128 global tokens; random 10 %
               block density), B=4 H=32 D=128, L = 4096 / 16384, fp16/bf16:
               ms and TFLOP/s counting only the blocks each mask computes
-              (4 * D * 128^2 per (batch, head, block)), and parity against an
-              fp32 reference. Runs only when libjitk_c.so has sparse_attn.
+              (4 * D * block^2 per (batch, head, block); block 128, or
+              --attn-block), and parity against an fp32 reference. Runs only
+              when libjitk_c.so has sparse_attn.
 
 Timing: CUDA events around CUDA-graph replays of many calls (so Python's
 launch cost is not what is measured), after a warm-up; the median of the
@@ -448,6 +449,8 @@ def main():
     ap.add_argument("--attn-lengths", default="4096,16384")
     ap.add_argument("--attn-dtypes", default="float16,bfloat16")
     ap.add_argument("--attn-samples", type=int, default=7)
+    ap.add_argument("--attn-block", type=int, default=BLOCK,
+                    help="the BlockMasks' block size (64: only 64-row tiles divide it)")
     ap.add_argument("--attn-budget-s", type=float, default=200.0,
                     help="no new attention case starts after this many seconds")
     ap.add_argument("--parity-max-len", type=int, default=4096,
@@ -455,6 +458,8 @@ def main():
     ap.add_argument("--skip-attention", action="store_true")
     ap.add_argument("--quick", action="store_true", help="n = 2^20..2^22, L = 4096, fewer samples")
     args = ap.parse_args()
+    global BLOCK
+    BLOCK = args.attn_block
     if args.quick:
         args.sizes, args.samples, args.attn_lengths, args.attn_samples = "20-22", 5, "4096", 3
     os.makedirs(args.out, exist_ok=True)
