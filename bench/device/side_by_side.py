@@ -439,6 +439,7 @@ def write_csv(path, rows):
 
 
 def main():
+    global BLOCK
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.environ.get("OUT", "bench-out"))
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -458,7 +459,6 @@ def main():
     ap.add_argument("--skip-attention", action="store_true")
     ap.add_argument("--quick", action="store_true", help="n = 2^20..2^22, L = 4096, fewer samples")
     args = ap.parse_args()
-    global BLOCK
     BLOCK = args.attn_block
     if args.quick:
         args.sizes, args.samples, args.attn_lengths, args.attn_samples = "20-22", 5, "4096", 3
