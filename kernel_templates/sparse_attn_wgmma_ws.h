@@ -70,14 +70,22 @@ struct WgmmaPipeline {
   static constexpr int kTile = BLOCK_N * HEAD_DIM;  // elements of one K (or V) tile
   static constexpr int kNT = BLOCK_N / 8;
   static constexpr int kDT = HEAD_DIM / 8;
+  // Blocks sharing an SM, as the host launches them (the same function of
+  // the same shared memory); registers change hands unless one computing
+  // warpgroup has the SM alone.
+  static constexpr int kBlocksPerSm = WgmmaBlocksPerSm(
+      BLOCK_M, SmemBytes(kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T))));
+  static constexpr bool kHandOver = kGroups > 1 || kBlocksPerSm > 1;
   // Registers per thread after the hand-over (WgmmaComputeRegisters). With
   // 24 for the producer its copy loop spilled and the H200 hung with a
   // consumer warpgroup that never reached a barrier.
-  static constexpr int kBlocksPerSm =
-      WgmmaBlocksPerSm(BLOCK_M, SmemBytes(kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, 2));
-  static constexpr bool kHandOver = kGroups > 1 || kBlocksPerSm > 1;
   static constexpr int kProducerRegs = kWgmmaCopyRegisters;
   static constexpr int kConsumerRegs = WgmmaComputeRegisters(BLOCK_M, kBlocksPerSm);
+  // setmaxnreg.inc waits until the block's pool has the registers: the
+  // hand-over must fit what the launch bounds give each block.
+  static_assert(!kHandOver || kProducerRegs * 128 + kConsumerRegs * kConsumers <=
+                                  65536 / kBlocksPerSm,
+                "the register hand-over exceeds the block's share of the SM");
   static_assert(sizeof(T) == 2, "the wgmma engine takes f16 or bf16 storage");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128, "one or two consumer warpgroups");
   static_assert(BLOCK_N == 64 || BLOCK_N == 128, "BLOCK_N must be 64 or 128");

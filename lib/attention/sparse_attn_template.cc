@@ -91,8 +91,9 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // Where 128-row tiles do not divide the mask blocks (64-token blocks),
       // one computing warpgroup of 64 rows, warp-specialized with three
       // stages, two blocks per SM (2026-12-04-h200-two-blocks/, run 2, over
-      // the unbuffered 64x64x4x1 and 64x64x4x2 taken before: 1.22-1.26x
-      // causal, 1.39x the sliding window, 1.17x random blocks at 10 %).
+      // the defaults taken before, 64x64x4x1 and for sliding windows
+      // 64x64x4x2: 1.21-1.26x causal, 1.38-1.39x the sliding window,
+      // 1.16-1.17x random blocks at 10 %).
       if (IsSlidingMask(MaskKindOf(shape))) {
         return {{128, 128, 12, 3}, {64, 64, 8, 3}, {64, 64, 4, 2}};
       }

@@ -19,6 +19,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -405,10 +406,17 @@ TEST(SparseAttnGpuTest, WgmmaEngineOnHopper) {
   // More query tiles than SMs, so that each persistent block walks several:
   // the stage ring, the barriers' phases and O stored from a stage run on
   // across query tiles, with query tiles of no key block (zeros) among them.
+  // 64x64x8x3 at d = 128 too: two blocks per SM at the most shared memory
+  // that allows (112 KiB each).
+  std::vector<std::pair<KernelConfig, int>> walks;
   for (const KernelConfig& c : {cfg(128, 128, 12, 3), cfg(128, 128, 12, 2), cfg(128, 64, 12, 3),
                                 cfg(64, 64, 8, 2), cfg(64, 64, 8, 3), cfg(64, 128, 8, 2)}) {
+    walks.push_back({c, 64});
+  }
+  walks.push_back({cfg(64, 64, 8, 3), 128});
+  for (const auto& [c, d] : walks) {
     const DType dtype = index % 2 ? DType::kF16 : DType::kBF16;
-    Case wc{AttentionLayout::kCustom, dtype, 64, c, BaseProblem(dtype, 64, index++)};
+    Case wc{AttentionLayout::kCustom, dtype, d, c, BaseProblem(dtype, d, index++)};
     wc.problem.batch = 4;
     wc.problem.heads_q = 8;
     wc.problem.len_q = 1100;  // 9 query blocks of 128: 288 query tiles of 128 rows
