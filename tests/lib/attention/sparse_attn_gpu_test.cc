@@ -591,6 +591,17 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
                        AttentionLayout::kSlidingWindow, 1024, 128, rows64, 5};
   sliding64.block = 64;
   cases.push_back(sliding64);
+  // d = 64: two 64-row warp-specialized blocks per SM fit with 128-key stages
+  // too (64x128x8x3: 2 x 57 KiB).
+  const std::vector<KernelConfig> d64 = {cfg(128, 128, 12, 3), cfg(128, 64, 12, 3),
+                                         cfg(64, 64, 8, 3),    cfg(64, 128, 8, 2),
+                                         cfg(64, 128, 8, 3)};
+  cases.push_back({"causal f16 L=4096 d=64", DType::kF16, 4, 32, 4096, 64,
+                   AttentionLayout::kCausal, 0, 0, d64});
+  TimingCase sparse_d64{"random blocks 10% f16 L=4096 d=64", DType::kF16, 4, 32, 4096, 64,
+                        AttentionLayout::kDense, 0, 0, d64};
+  sparse_d64.random_density = 0.1;
+  cases.push_back(sparse_d64);
   TimingCase sparse64{"random blocks 10% f16 L=4096 block=64", DType::kF16, 4, 32, 4096, 128,
                       AttentionLayout::kDense, 0, 0, rows64};
   sparse64.random_density = 0.1;
