@@ -14,8 +14,8 @@
 // BLOCK_M), batch) in rank-major order (TileOrder); the query tiles go in
 // reverse so those with the most key blocks of a causal mask start first.
 // The warp-specialized wgmma engine is sparse_attn_ws_fwd, with a
-// persistent grid: (at most one or two blocks per SM, WgmmaBlocksPerSm;
-// 1, 1), each block walking query tiles in head-major order.
+// persistent grid: (at most WgmmaBlocksPerSm blocks per SM, 1, 1), each
+// block walking query tiles in head-major order.
 // Block: WAVES * wave size threads. NVIDIA takes the shared memory as dynamic
 // (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
 //

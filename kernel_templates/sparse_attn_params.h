@@ -76,7 +76,7 @@ constexpr int kTileSlotBytes = 8;
 // shared-memory barriers (mbarriers: Q full and free, then per stage K full,
 // V full and empty), and the others overlap the softmax of one tile with the
 // MMAs of the next (sparse_attn_wgmma_ws.h). Its grid is persistent: one
-// block per SM (two, WgmmaBlocksPerSm) walks the query tiles.
+// block per SM (or two: WgmmaBlocksPerSm) walks the query tiles.
 JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves) {
   return waves == block_m / 16 + 4;
 }

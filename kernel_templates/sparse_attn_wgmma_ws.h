@@ -37,10 +37,10 @@
 // without waiting for stores from their registers.
 //
 // The grid is persistent: each block (one or two per SM) walks query tiles
-// (QueryTileWalk) and the stage ring runs on across them, so the producer copies the next
-// tile's Q (once the consumers' last S = Q K^T has read this one's: the "Q
-// free" barrier) and first K / V while the consumers finish and store this
-// tile. Launching a block per query tile paid that start-up with the SM idle.
+// (QueryTileWalk) and the stage ring runs on across them, so the producer
+// copies the next tile's Q (once the consumers' last S = Q K^T has read this
+// one's: the "Q free" barrier) and first K / V while the consumers finish
+// and store this tile. Launching a block per query tile paid that start-up with the SM idle.
 #pragma once
 
 #include "sparse_attn_common.h"
