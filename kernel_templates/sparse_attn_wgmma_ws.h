@@ -40,7 +40,8 @@
 // (QueryTileWalk) and the stage ring runs on across them, so the producer
 // copies the next tile's Q (once the consumers' last S = Q K^T has read this
 // one's: the "Q free" barrier) and first K / V while the consumers finish
-// and store this tile. Launching a block per query tile paid that start-up with the SM idle.
+// and store this tile. Launching a block per query tile paid that start-up
+// with the SM idle.
 #pragma once
 
 #include "sparse_attn_common.h"
@@ -289,7 +290,9 @@ struct WgmmaPipeline {
     const int row = q0 + warp * 16 + (lane >> 2);
     float inv[2];
 #pragma unroll
-    for (int hr = 0; hr < 2; ++hr) inv[hr] = finish_row(m[hr], l[hr], lse, row + 8 * hr, len_q, lane);
+    for (int hr = 0; hr < 2; ++hr) {
+      inv[hr] = finish_row(m[hr], l[hr], lse, row + 8 * hr, len_q, lane);
+    }
     // stmatrix: lanes 8i..8i+7 address rows of matrix i (rows 0-7 / 8-15 of
     // this warp's 16, then the next 8 columns).
     const u32 dst = smem_ptr(skv + s * 2 * kTile);

@@ -266,13 +266,14 @@ def python_call_overhead(rows):
 
 # --- sparse attention -------------------------------------------------------------
 
-B, H, D, BLOCK = 4, 32, 128, 128
+B, H, D = 4, 32, 128
+DEFAULT_BLOCK = 128  # the BlockMasks' block size unless --attn-block
 WINDOW, GLOBAL_TOKENS, DENSITY = 1024, 128, 0.10
 
 
-def masks_for(L):
+def masks_for(L, block):
     """name -> (mask_mod, jitk element mask, window, global tokens)."""
-    nb = (L + BLOCK - 1) // BLOCK
+    nb = (L + block - 1) // block
     g = torch.Generator(device="cuda").manual_seed(L)
     table = torch.rand(nb, nb, device="cuda", generator=g) < DENSITY
     table |= torch.eye(nb, dtype=torch.bool, device="cuda")  # every query sees its block
@@ -284,7 +285,7 @@ def masks_for(L):
         return (k <= q) & ((q - k < WINDOW) | (k < GLOBAL_TOKENS))
 
     def random_blocks(b, h, q, k):
-        return table[q // BLOCK, k // BLOCK]
+        return table[q // block, k // block]
 
     return {"causal": (causal, "causal", 0, 0),
             "sliding_window_1024+128": (sliding, "sliding_window_causal", WINDOW, GLOBAL_TOKENS),
@@ -317,6 +318,7 @@ def attention_section(args, rows, parity_rows):
     flex = torch.compile(flex_attention, dynamic=False)
     sdpa = torch.nn.functional.scaled_dot_product_attention
     deadline = time.time() + args.attn_budget_s
+    block = args.attn_block
     for dtype_name in args.attn_dtypes.split(","):
         dtype = getattr(torch, dtype_name)
         for L in (int(v) for v in args.attn_lengths.split(",")):
@@ -324,19 +326,20 @@ def attention_section(args, rows, parity_rows):
             q, k, v = (torch.randn(B, H, L, D, device="cuda", dtype=dtype, generator=g)
                        for _ in range(3))
             out = torch.empty_like(q)
-            nb = (L + BLOCK - 1) // BLOCK
+            nb = (L + block - 1) // block
             causal_blocks = nb * (nb + 1) // 2 * B * H
-            flops_per_block = 4.0 * D * BLOCK * BLOCK
+            flops_per_block = 4.0 * D * block * block
             est = causal_blocks * flops_per_block / 3e14 * 1e3
             sdpa_ms, _ = time_calls([lambda: sdpa(q, k, v, is_causal=True)], est,
                                     args.attn_samples, use_graph=False, min_sample_ms=est)
-            for mask_name, (mod, element_mask, window, global_tokens) in masks_for(L).items():
+            masks = masks_for(L, block)
+            for mask_name, (mod, element_mask, window, global_tokens) in masks.items():
                 if time.time() > deadline:
                     rows.append({"dtype": DTYPES[dtype_name], "L": L, "mask": mask_name,
                                  "impl": "all", "note": "skipped: time budget spent"})
                     continue
                 bm = create_block_mask(mod, None, None, L, L, device="cuda",
-                                       BLOCK_SIZE=BLOCK)
+                                       BLOCK_SIZE=block)
                 blocks = computed_blocks(bm)
                 flops = blocks * flops_per_block
                 density = blocks / float(nb * nb * B * H)
@@ -347,7 +350,7 @@ def attention_section(args, rows, parity_rows):
 
                 def run_flex():
                     # Its tiles must divide the mask's blocks (128 rows by default).
-                    options = {"BLOCK_M": BLOCK, "BLOCK_N": BLOCK} if BLOCK < 128 else None
+                    options = {"BLOCK_M": block, "BLOCK_N": block} if block < 128 else None
                     return flex(q, k, v, block_mask=bm, kernel_options=options)
 
                 timed = {}
@@ -443,7 +446,6 @@ def write_csv(path, rows):
 
 
 def main():
-    global BLOCK
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.environ.get("OUT", "bench-out"))
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -454,7 +456,7 @@ def main():
     ap.add_argument("--attn-lengths", default="4096,16384")
     ap.add_argument("--attn-dtypes", default="float16,bfloat16")
     ap.add_argument("--attn-samples", type=int, default=7)
-    ap.add_argument("--attn-block", type=int, default=BLOCK,
+    ap.add_argument("--attn-block", type=int, default=DEFAULT_BLOCK,
                     help="the BlockMasks' block size (64: only 64-row tiles divide it)")
     ap.add_argument("--attn-budget-s", type=float, default=200.0,
                     help="no new attention case starts after this many seconds")
@@ -463,7 +465,6 @@ def main():
     ap.add_argument("--skip-attention", action="store_true")
     ap.add_argument("--quick", action="store_true", help="n = 2^20..2^22, L = 4096, fewer samples")
     args = ap.parse_args()
-    BLOCK = args.attn_block
     if args.quick:
         args.sizes, args.samples, args.attn_lengths, args.attn_samples = "20-22", 5, "4096", 3
     os.makedirs(args.out, exist_ok=True)
