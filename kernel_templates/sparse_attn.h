@@ -6,7 +6,9 @@
 // it walks the key blocks its query block lists in the block mask (full
 // blocks first, no mask work; then partial blocks with the element mask
 // MASK), BLOCK_N keys per tile, with an online softmax in fp32. K/V tiles
-// stream through STAGES shared-memory buffers (cp.async groups on NVIDIA).
+// stream through STAGES shared-memory buffers (cp.async groups on NVIDIA);
+// AMD's MFMA engine keeps one in LDS and, at STAGES = 2, loads the next into
+// registers under the MFMAs (sparse_attn_staged.h).
 // Query blocks with no key block write zeros and LSE -inf and exit; a row
 // whose every key is masked ends with l = 0 and does the same, never NaN.
 //
@@ -31,6 +33,7 @@
 #include "sparse_attn_mfma.h"
 #include "sparse_attn_mma.h"
 #include "sparse_attn_params.h"
+#include "sparse_attn_staged.h"
 #include "sparse_attn_wgmma.h"
 #include "sparse_attn_wgmma_ws.h"
 
@@ -105,16 +108,8 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   constexpr int kRow = Swizzled<E>::value ? D : PaddedRow(D, int(sizeof(T)));
   constexpr int kKV = BN * kRow;  // elements of one K (or V) tile
 
-  const int num_q_tiles = (p.len_q + BM - 1) / BM;
-  // Straight from the block index: values computed from it would stay live
-  // across the tile loop (a division spilled the mma engine's registers).
-  // Only causal masks take rank-major order; the other kernels keep the
-  // code they had (the select alone cost the dense mma kernel 4 % on the
-  // H200).
-  const bool rank_major = MASK == kMaskCausal && p.tile_order == kOrderRankMajor;
-  const int q0 = (num_q_tiles - 1 - int(rank_major ? blockIdx.y : blockIdx.x)) * BM;
-  const int h = int(rank_major ? blockIdx.x : blockIdx.y);
-  const int b = int(blockIdx.z);
+  const GridTile g = grid_tile<BM, MASK>(p);
+  const int q0 = g.q0, h = g.h, b = g.b;
   const int hk = h / (p.heads_q / p.heads_kv);
 
   const KvSchedule sched = query_schedule(p, q0, h, b, BN);
@@ -202,8 +197,15 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
 #endif
   typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
                                       MASK>::type Engine;
-  attn::attention_tile<Engine, MASK>(
-      p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
+#if JITK_ATTN_HAS_MFMA
+  if constexpr (ENGINE == attn::kEngineMfma && STAGES > 1) {
+    attn::attention_tile_staged<Engine, MASK>(p, smem);
+  } else
+#endif
+  {
+    attn::attention_tile<Engine, MASK>(
+        p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
+  }
 }
 
 #if JITK_ATTN_HAS_WGMMA

@@ -13,6 +13,12 @@ namespace attn {
 JITK_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
 constexpr float kLn2 = 0.69314718055994530942f;
 
+// The running maximum of a row only moves when a tile's maximum exceeds it
+// by more than this (log2 units): P and l then grow by at most 2^8 between
+// rescales, far inside fp32 and f16 / bf16 range, and O is rescaled on a few
+// tiles of a row instead of every one.
+constexpr float kRescaleSlack = 8.f;
+
 // The element mask of partial blocks (see MaskKind), per query row: key k
 // is visible when 0 <= k < hi and (k > lo or k < global). With apply_mod
 // these are exactly the keys below len_k that the mask kind allows (the
@@ -141,6 +147,24 @@ JITK_DEVICE int clamp_count(int n, int hi) { return n < 0 ? 0 : (n > hi ? hi : n
 template <typename T>
 JITK_DEVICE const T* head_rows(const void* base, i64 stride_b, i64 stride_h, int b, int h) {
   return static_cast<const T*>(base) + b * stride_b + h * stride_h;
+}
+
+// The query tile, head and batch of this block of a grid of query tiles
+// (TileOrder).
+struct GridTile {
+  int q0, h, b;
+};
+template <int BLOCK_M, int MASK>
+JITK_DEVICE GridTile grid_tile(const SparseAttnParams& p) {
+  const int num_q_tiles = (p.len_q + BLOCK_M - 1) / BLOCK_M;
+  // Straight from the block index: values computed from it would stay live
+  // across the tile loop (a division spilled the mma engine's registers).
+  // Only causal masks take rank-major order; the other kernels keep the
+  // code they had (the select alone cost the dense mma kernel 4 % on the
+  // H200).
+  const bool rank_major = MASK == kMaskCausal && p.tile_order == kOrderRankMajor;
+  return GridTile{(num_q_tiles - 1 - int(rank_major ? blockIdx.y : blockIdx.x)) * BLOCK_M,
+                  int(rank_major ? blockIdx.x : blockIdx.y), int(blockIdx.z)};
 }
 
 // The key tiles of BLOCK_N keys that query rows from q0 of head h, batch b

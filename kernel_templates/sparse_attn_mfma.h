@@ -75,6 +75,13 @@ struct MfmaEngine {
 
   JITK_DEVICE void tile(const T*, const T* sk, const T* sv, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
+    // In a partial block this wave's 32 rows may see none of the tile's keys
+    // (skip it) or all of them (no element mask): wave-uniform.
+    const int r_lo = q0 + wave * 32;
+    if (!keys_visible<MASK>(r_lo, r_lo + 31, r_lo, r_lo + 31, kv0, kv0 + BLOCK_N - 1, p,
+                            &partial)) {
+      return;
+    }
     f32x16 s[kNC];
 #pragma unroll
     for (int kc = 0; kc < kNC; ++kc) {
@@ -114,10 +121,16 @@ struct MfmaEngine {
       for (int v = 0; v < 16; ++v) mx = fmaxf(mx, s[kc][v]);
     }
     mx = fmaxf(mx, shuffle_xor(mx, 32));
-    float m_new = fmaxf(m, mx * p.scale_log2);
-    float m_use = m_new == neg_inf() ? 0.f : m_new;
-    float alpha = exp2f(m - m_use);
-    m = m_new;
+    // O lives in accumulation registers: a rescale moves all of it through
+    // the vector registers, so the maximum moves only by more than
+    // kRescaleSlack, as in the mma engine.
+    const float m_tile = mx * p.scale_log2;
+    float alpha = 1.f;
+    if (m_tile > m + kRescaleSlack) {  // never for -inf (a row with no key yet)
+      alpha = exp2f(m - m_tile);
+      m = m_tile;
+    }
+    const float m_use = m == neg_inf() ? 0.f : m;
     float sum = 0.f;
 #pragma unroll
     for (int kc = 0; kc < kNC; ++kc) {
@@ -129,10 +142,12 @@ struct MfmaEngine {
       }
     }
     l = l * alpha + sum;
+    if (alpha != 1.f) {
 #pragma unroll
-    for (int dc = 0; dc < kDC; ++dc) {
+      for (int dc = 0; dc < kDC; ++dc) {
 #pragma unroll
-      for (int v = 0; v < 16; ++v) o[dc][v] *= alpha;
+        for (int v = 0; v < 16; ++v) o[dc][v] *= alpha;
+      }
     }
 
     // O^T += V^T P^T.

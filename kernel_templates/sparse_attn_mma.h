@@ -36,12 +36,6 @@ JITK_DEVICE float exp2_fast(float x) {
 #endif
 }
 
-// The running maximum only moves when a tile's maximum exceeds it by more
-// than this (log2 units): P and l then grow by at most 2^8 between rescales,
-// far inside fp32 and f16 / bf16 range, and O is rescaled on a few tiles of a
-// row instead of every one.
-constexpr float kRescaleSlack = 8.f;
-
 // The pieces of one 16-row m-tile in the m16n8k16 C layout (g = lane / 4,
 // t = lane % 4: elements 0, 1 of an n-tile are row g, columns 2t, 2t + 1;
 // elements 2, 3 row g + 8), shared by the mma and wgmma engines.

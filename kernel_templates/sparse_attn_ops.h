@@ -5,6 +5,8 @@
 //                  ldmatrix / cp.async immediates; a plain pointer elsewhere
 //   copy16_async   16 bytes global -> shared, zero-filled when !valid
 //                  (NVIDIA: cp.async.cg; AMD: a plain 16-byte load + store)
+//   Vec16 / load16 / store16   AMD: the two halves of that copy, with the
+//                  16 bytes held in registers in between (sparse_attn_staged.h)
 //   cp_async_commit / cp_async_wait<N>   cp.async groups (no-ops on AMD)
 //   ldmatrix_x4 / ldmatrix_x4_trans      four 8x8 b16 matrices from shared
 //   mma_16816<T>   D += A(16x16) B(16x8), fp32 accumulate, T = f16 / bf16
@@ -123,11 +125,18 @@ JITK_DEVICE u32 pack2<bf16>(float lo, float hi) {
 typedef char* SmemPtr;
 JITK_DEVICE SmemPtr smem_ptr(const void* p) { return static_cast<char*>(const_cast<void*>(p)); }
 
-typedef u32 u32x4_ __attribute__((ext_vector_type(4)));
+// src must be readable even when !valid (callers pass the tensor's first
+// row): the load is unconditional and the zeros a select, not a branch
+// around each load.
+typedef u32 Vec16 __attribute__((ext_vector_type(4)));
+JITK_DEVICE Vec16 load16(const void* src, bool valid) {
+  const Vec16 c = *static_cast<const Vec16*>(src);
+  const Vec16 zero = {0u, 0u, 0u, 0u};
+  return valid ? c : zero;
+}
+JITK_DEVICE void store16(SmemPtr dst, Vec16 c) { *reinterpret_cast<Vec16*>(dst) = c; }
 JITK_DEVICE void copy16_async(SmemPtr dst, const void* src, bool valid) {
-  u32x4_ c = {0u, 0u, 0u, 0u};
-  if (valid) c = *static_cast<const u32x4_*>(src);
-  *reinterpret_cast<u32x4_*>(dst) = c;
+  store16(dst, load16(src, valid));
 }
 JITK_DEVICE void cp_async_commit() {}
 template <int N>

@@ -118,7 +118,9 @@ JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block
   int kv = 2 * stages * block_n * row;
   // The tile slots last; before them, the wgmma engine's barriers.
   int slots = stages * kTileSlotBytes + (engine == kEngineWgmma ? WgmmaBarrierBytes(stages) : 0);
-  if (engine == kEngineMfma) return kv + slots;  // Q goes straight to registers
+  // The MFMA engine: Q goes straight to registers, and one K / V tile is in
+  // LDS (at STAGES = 2 the next waits in registers: sparse_attn_staged.h).
+  if (engine == kEngineMfma) return 2 * block_n * row + kTileSlotBytes;
   int q = block_m * row;
   if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4 + slots;  // + fp32 P tile
   return q + kv + slots;

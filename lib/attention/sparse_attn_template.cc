@@ -114,8 +114,23 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       }
       return tiles;
     }
-    case attn::kEngineMfma:
-      return {{128, 64, 4, 1}, {64, 64, 2, 1}, {128, 32, 4, 1}, {64, 32, 2, 1}, {32, 32, 1, 1}};
+    case attn::kEngineMfma: {
+      // The next K / V tile loaded under the MFMAs (STAGES = 2,
+      // sparse_attn_staged.h): 128x64 at d = 128 takes 34 KB of a CU's
+      // 64 KiB of LDS, one block of four waves, with or without it. A CU has
+      // four SIMDs, so tiles whose LDS leaves it fewer than four waves go
+      // last: at d = 128, 64x64 (two waves alone on a CU) yields to 64x32.
+      // Not yet timed on AMD hardware.
+      std::vector<Tiles> tiles = {{128, 64, 4, 2}, {64, 64, 2, 2}, {64, 32, 2, 2},
+                                  {128, 32, 4, 2}, {32, 32, 1, 2}, {32, 32, 1, 1}};
+      const int d = int(shape.GetOr("d", 128)), elem = int(DTypeSize(shape.dtype()));
+      std::stable_partition(tiles.begin(), tiles.end(), [&](const Tiles& t) {
+        const int smem =
+            attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n), 1, d, elem);
+        return t.waves * (arch.lds_bytes_per_cu / smem) >= 4;
+      });
+      return tiles;
+    }
     default:
       if (arch.vendor == Vendor::kNvidia) {
         return {{128, 64, 8, 1}, {64, 32, 4, 2}, {64, 32, 4, 1}, {32, 32, 4, 1}, {32, 16, 2, 1},
@@ -219,7 +234,7 @@ class SparseAttnTemplate final : public KernelTemplate {
         return {{"BLOCK_M", {32, 64, 128, 256}},
                 {"BLOCK_N", {32, 64, 128}},
                 {"WAVES", {1, 2, 4, 8}},
-                {"STAGES", {1}}};
+                {"STAGES", {1, 2}}};
       default:
         return {{"BLOCK_M", {16, 32, 64, 128}},
                 {"BLOCK_N", {16, 32, 64}},
@@ -293,7 +308,10 @@ class SparseAttnTemplate final : public KernelTemplate {
         if (bm != 32 * waves || bn % 32 != 0) {
           return fail("the mfma engine needs BLOCK_M = 32 * WAVES and BLOCK_N a multiple of 32");
         }
-        if (stages != 1) return fail("the mfma engine copies synchronously: STAGES must be 1");
+        if (stages > 2) {
+          return fail("the mfma engine keeps one K / V tile in LDS and at most one more in ",
+                      "registers: STAGES must be 1 or 2");
+        }
         break;
       default: {
         const int64_t tpr = attn::FmaThreadsPerRow(int(d));
@@ -353,8 +371,8 @@ class SparseAttnTemplate final : public KernelTemplate {
 };
 
 // Registers per thread of `engine` at these tiles (SparseAttnRegisterEstimate).
-int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t d,
-                     const ArchInfo& arch) {
+int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t stages,
+                     int64_t d, const ArchInfo& arch) {
   switch (engine) {
     case attn::kEngineWgmma:
       // O (d / 2), S (bn / 2), packed P (bn / 4). ptxas at d=128: 148 for
@@ -371,7 +389,10 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
       return int(mt * (d / 2 + std::min<int64_t>(bn, 64) / 2 + 4) + 48);
     }
     case attn::kEngineMfma:
-      return int(d / 4 + bn / 2 + d / 2 + 48);
+      // Beside Q (d / 4), S and O, the next K / V tile staged in registers
+      // (STAGES = 2): 2 * bn * d 16-bit values over the block's threads.
+      return int(d / 4 + bn / 2 + d / 2 + 48 +
+                 (stages > 1 ? bn * d / (waves * arch.wave_size) : 0));
     default: {
       const int64_t tpr = attn::FmaThreadsPerRow(int(d));
       const int64_t groups = std::max<int64_t>(1, waves * arch.wave_size / tpr);
@@ -384,10 +405,10 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
 
 // Blocks of a launch resident on the device at once, from the register
 // estimate and the shared memory of a block.
-int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t d,
-                       const ArchInfo& arch, int64_t threads, int64_t smem) {
+int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t stages,
+                       int64_t d, const ArchInfo& arch, int64_t threads, int64_t smem) {
   ResourceUsage usage;
-  usage.registers = RegisterEstimate(engine, bm, bn, waves, d, arch);
+  usage.registers = RegisterEstimate(engine, bm, bn, waves, stages, d, arch);
   usage.lds_bytes = int(smem);
   return int64_t(EstimateOccupancy(usage, int(threads), arch).blocks_per_cu) *
          std::max(1, arch.compute_units);
@@ -561,7 +582,7 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const bool persistent = WarpSpecialized(engine, bm, waves);
   bool rank_major = false;
   if (mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
-    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, d, arch, threads, smem);
+    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d, arch, threads, smem);
     rank_major = resident >= kRankMajorMinBlocksPerHead * hq &&
                  q_tiles * b * hq <= kRankMajorMaxWaves * resident;
   }
@@ -644,7 +665,7 @@ int SparseAttnRegisterEstimate(const KernelConfig& config, const Shape& shape,
     return it == config.end() ? int64_t(1) : std::max<int64_t>(1, it->second);
   };
   return RegisterEstimate(SparseAttnEngine(shape, arch), get("BLOCK_M"), get("BLOCK_N"),
-                          get("WAVES"), shape.GetOr("d", 64), arch);
+                          get("WAVES"), get("STAGES"), shape.GetOr("d", 64), arch);
 }
 
 const KernelTemplate& SparseAttnKernelTemplate() {

@@ -26,6 +26,16 @@ inline void copy16_async(SmemPtr dst, const void* src, bool valid) {
     std::memset(dst, 0, 16);
   }
 }
+struct Vec16 {
+  unsigned char bytes[16];
+};
+inline Vec16 load16(const void* src, bool valid) {
+  Vec16 c = {};
+  if (valid) std::memcpy(c.bytes, src, 16);
+  return c;
+}
+inline void store16(SmemPtr dst, Vec16 c) { std::memcpy(dst, c.bytes, 16); }
+
 inline void cp_async_commit() {}
 template <int N>
 inline void cp_async_wait() {}

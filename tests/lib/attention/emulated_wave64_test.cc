@@ -63,6 +63,49 @@ TEST(EmulatedWave64Test, MfmaF16BigBirdWideTile) {
   RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 64, 2, 1, 32, jitk_emu64::f16, 0, 2>, run, *mask);
 }
 
+// STAGES = 2 stages the next K / V tile in registers (sparse_attn_staged.h).
+// A causal diagonal block of 64 rows in 32-key tiles: each wave of 32 rows
+// meets a tile it skips, one it masks and one it sees whole; 130 keys end
+// inside a tile.
+TEST(EmulatedWave64Test, MfmaF16CausalStaged) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(130, 130, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 130, 130, 64), Config(64, 32, 2, 2), "gfx90a",
+                  "jitk::sparse_attn_fwd<64, 32, 2, 2, 64, jitk::f16, 1, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 32, 2, 2, 64, jitk_emu64::f16, 1, 2>, run, *mask);
+}
+
+// The default CDNA config (128x64, four waves, staged) at d = 128, BLHD,
+// with a sliding window and global tokens across several key tiles.
+TEST(EmulatedWave64Test, MfmaBf16SlidingStagedDefaultTiles) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(200, 260, 70, 6, true, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 2, 2, 200, 260, 128, /*blhd=*/true), Config(128, 64, 4, 2),
+                  "gfx90a", "jitk::sparse_attn_fwd<128, 64, 4, 2, 128, jitk::bf16, 2, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<128, 64, 4, 2, 128, jitk_emu64::bf16, 2, 2>, run,
+                 *mask);
+}
+
+// Staged, unvalidated block lists: a query block with none (zeros, LSE
+// -inf) and indices past the keys (read as masked keys).
+TEST(EmulatedWave64Test, MfmaF16StagedEmptyAndOutOfRangeBlocks) {
+  const int len = 96, block = 32, n = 3;
+  std::vector<int32_t> counts = {2, 0, 2}, indices(n * n, 0);
+  indices[0 * n + 1] = 2;
+  indices[2 * n + 0] = 1;
+  indices[2 * n + 1] = 2;
+  absl::StatusOr<BlockMask> mask = BlockMask::FromIndices(1, 1, len, len, block, counts, indices,
+                                                          {}, {}, ElementMask{MaskMod::kNone, 0, 0});
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  RawBlockLists raw{{3, 0, 3}, indices};
+  raw.kv_indices[0 * n + 2] = n;        // past the keys
+  raw.kv_indices[2 * n + 2] = 1 << 27;  // * 32 wraps to 0
+  EmulatedRun run{Make(DType::kF16, 1, 1, len, len, 32), Config(32, 32, 1, 2), "gfx90a",
+                  "jitk::sparse_attn_fwd<32, 32, 1, 2, 32, jitk::f16, 0, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<32, 32, 1, 2, 32, jitk_emu64::f16, 0, 2>, run, *mask,
+                 &raw);
+}
+
 TEST(EmulatedWave64Test, FmaF32DenseWave64) {
   absl::StatusOr<BlockMask> mask = BlockMask::Dense(40, 50, 16);
   ASSERT_TRUE(mask.ok()) << mask.status();

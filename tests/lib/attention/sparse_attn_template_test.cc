@@ -127,7 +127,14 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   KernelConfig ampere64 = T().DefaultConfig(AttnShape(DType::kF16, 64), Arch("sm_80"));
   EXPECT_EQ(KernelConfigToString(ampere64), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   KernelConfig cdna = T().DefaultConfig(AttnShape(DType::kF16), Arch("gfx90a"));
-  EXPECT_EQ(KernelConfigToString(cdna), "BLOCK_M=128,BLOCK_N=64,STAGES=1,WAVES=4");
+  EXPECT_EQ(KernelConfigToString(cdna), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
+  // 64-token mask blocks: at d = 128 a 64x64 tile pair (34 KB of LDS) would
+  // leave a CU two waves, so 64x32 (three blocks of two) comes first.
+  KernelConfig cdna64 =
+      T().DefaultConfig(AttnShape(DType::kF16, 128, 1, 64), Arch("gfx942"));
+  EXPECT_EQ(KernelConfigToString(cdna64), "BLOCK_M=64,BLOCK_N=32,STAGES=2,WAVES=2");
+  KernelConfig cdna64d64 = T().DefaultConfig(AttnShape(DType::kF16, 64, 1, 64), Arch("gfx942"));
+  EXPECT_EQ(KernelConfigToString(cdna64d64), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=2");
   // Phi-3-small's block 64 limits BLOCK_M.
   KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
   EXPECT_EQ(phi3.at("BLOCK_M"), 64);
@@ -184,8 +191,16 @@ TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
               StatusIs(code, "multiple of 64"));
   EXPECT_THAT(T().ValidateConfig(cfg(96, 48, 3, 2), Shape(s).Set("block", 96), sm90), IsOk());
   EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 4, 1), s, gfx90a), StatusIs(code, "32 * WAVES"));
-  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, gfx90a),
-              StatusIs(code, "STAGES must be 1"));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 3), s, gfx90a),
+              StatusIs(code, "STAGES must be 1 or 2"));
+  // The MFMA engine's second stage waits in registers, not in LDS: it costs
+  // a wave of 32 rows 128 registers for a 128x64 tile pair (d = 64).
+  EXPECT_EQ(attn::SmemBytes(attn::kEngineMfma, 128, 64, 2, 128, 2),
+            attn::SmemBytes(attn::kEngineMfma, 128, 64, 1, 128, 2));
+  EXPECT_THAT(T().ValidateConfig(cfg(128, 64, 4, 2), s, gfx90a), IsOk());
+  EXPECT_THAT(T().ValidateConfig(cfg(32, 128, 1, 1), AttnShape(DType::kF16, 64), gfx90a), IsOk());
+  EXPECT_THAT(T().ValidateConfig(cfg(32, 128, 1, 2), AttnShape(DType::kF16, 64), gfx90a),
+              StatusIs(code, "would spill"));
   EXPECT_THAT(T().ValidateConfig(cfg(128, 128, 4, 1), AttnShape(DType::kF16, 256), gfx90a),
               StatusIs(code, "shared memory"));
   EXPECT_THAT(T().ValidateConfig(cfg(64, 64, 32, 1), AttnShape(DType::kF32), sm90),
