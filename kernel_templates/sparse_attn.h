@@ -7,8 +7,8 @@
 // blocks first, no mask work; then partial blocks with the element mask
 // MASK), BLOCK_N keys per tile, with an online softmax in fp32. K/V tiles
 // stream through STAGES shared-memory buffers (cp.async groups on NVIDIA);
-// AMD's MFMA engine keeps one in LDS and, at STAGES = 2, loads the next into
-// registers under the MFMAs (sparse_attn_staged.h).
+// AMD's MFMA engine keeps one in LDS (V transposed) and, at STAGES = 2,
+// loads the next into registers under the MFMAs (sparse_attn_staged.h).
 // Query blocks with no key block write zeros and LSE -inf and exit; a row
 // whose every key is masked ends with l = 0 and does the same, never NaN.
 //
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
   typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
                                       MASK>::type Engine;
 #if JITK_ATTN_HAS_MFMA
-  if constexpr (ENGINE == attn::kEngineMfma && STAGES > 1) {
+  if constexpr (ENGINE == attn::kEngineMfma) {
     attn::attention_tile_staged<Engine, MASK>(p, smem);
   } else
 #endif

@@ -4,7 +4,10 @@
 // holds 16 keys of ONE query (lane % 32): the row max and sum are lane-local
 // plus one exchange with lane ^ 32. The C fragment items 4s..4s+3 are exactly
 // the B operand of P^T for k-step s of O^T = V^T P^T, so P stays in registers.
-// Q goes from global memory straight into B-operand registers.
+// Q goes from global memory straight into B-operand registers; K and V come
+// through LDS (sparse_attn_staged.h), V transposed so that each A operand of
+// V^T is one 8-byte read. In a partial block of a causal mask a wave skips
+// the tiles its rows do not see and the element mask where they see all.
 //
 // Layout (l = lane), v_mfma_f32_32x32x8{f16,bf16_1k}:
 //   A[i][k]: lane i + 32 * (k / 4), item k % 4
@@ -29,6 +32,7 @@ struct MfmaEngine {
   static constexpr int kThreads = WAVES * 64;
   static constexpr bool kQInShared = false;
   static constexpr int kRow = PaddedRow(HEAD_DIM, 2);
+  static constexpr int kVRow = MfmaVRow(BLOCK_N);
   static constexpr int kNC = BLOCK_N / 32;   // 32-key chunks of S^T
   static constexpr int kDC = HEAD_DIM / 32;  // 32-column chunks of O^T
   static constexpr int kKS = HEAD_DIM / 8;   // k-steps of K Q^T
@@ -73,7 +77,8 @@ struct MfmaEngine {
 
   JITK_DEVICE void load_q(const T*) {}
 
-  JITK_DEVICE void tile(const T*, const T* sk, const T* sv, int q0, int kv0, bool partial,
+  // sk: K in padded rows; svt: V transposed (MfmaVRow), sparse_attn_staged.h.
+  JITK_DEVICE void tile(const T*, const T* sk, const T* svt, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     // In a partial block this wave's 32 rows may see none of the tile's keys
     // (skip it) or all of them (no element mask): wave-uniform.
@@ -158,13 +163,11 @@ struct MfmaEngine {
         Frag4 pb;
         pb.lo = pack2<T>(s[kc][4 * st], s[kc][4 * st + 1]);
         pb.hi = pack2<T>(s[kc][4 * st + 2], s[kc][4 * st + 3]);
-        const T* vrow = sv + (kc * 32 + 8 * st + 4 * hi) * kRow + col;
+        // V^T's row col of chunk dc, keys 8 st + 4 hi .. + 3: one 8-byte read.
+        const T* vcol = svt + col * kVRow + kc * 32 + 8 * st + 4 * hi;
 #pragma unroll
         for (int dc = 0; dc < kDC; ++dc) {
-          const u16* vp = reinterpret_cast<const u16*>(vrow + dc * 32);
-          Frag4 va;
-          va.lo = u32(vp[0]) | (u32(vp[kRow]) << 16);
-          va.hi = u32(vp[2 * kRow]) | (u32(vp[3 * kRow]) << 16);
+          const Frag4 va = *reinterpret_cast<const Frag4*>(vcol + dc * 32 * kVRow);
           o[dc] = mfma_32x32x8<T>(va, pb, o[dc]);
         }
       }

@@ -57,6 +57,12 @@ JITK_ATTN_HOST_DEVICE constexpr int PaddedRow(int head_dim, int elem_bytes) {
   return head_dim + kRowPadBytes / elem_bytes;
 }
 
+// The MFMA engine keeps V transposed in LDS, HEAD_DIM rows of BLOCK_N keys,
+// so that the four keys of one column an MFMA operand takes are one 8-byte
+// read. 4 elements of padding: 16 lanes reading 16 consecutive rows at one
+// key offset then hit all 32 banks once (a pitch of 2 mod 32 words).
+JITK_ATTN_HOST_DEVICE constexpr int MfmaVRow(int block_n) { return block_n + 4; }
+
 // Threads per query row in the FMA engine: the largest power of two <= 16
 // that divides head_dim / 4.
 JITK_ATTN_HOST_DEVICE constexpr int FmaThreadsPerRow(int head_dim) {
@@ -118,9 +124,10 @@ JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block
   int kv = 2 * stages * block_n * row;
   // The tile slots last; before them, the wgmma engine's barriers.
   int slots = stages * kTileSlotBytes + (engine == kEngineWgmma ? WgmmaBarrierBytes(stages) : 0);
-  // The MFMA engine: Q goes straight to registers, and one K / V tile is in
-  // LDS (at STAGES = 2 the next waits in registers: sparse_attn_staged.h).
-  if (engine == kEngineMfma) return 2 * block_n * row + kTileSlotBytes;
+  // The MFMA engine: Q goes straight to registers, and one K tile and one
+  // V^T tile are in LDS (at STAGES = 2 the next wait in registers:
+  // sparse_attn_staged.h).
+  if (engine == kEngineMfma) return (block_n * row + head_dim * MfmaVRow(block_n) * elem_bytes);
   int q = block_m * row;
   if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4 + slots;  // + fp32 P tile
   return q + kv + slots;

@@ -27,14 +27,15 @@ inline void copy16_async(SmemPtr dst, const void* src, bool valid) {
   }
 }
 struct Vec16 {
-  unsigned char bytes[16];
+  u32 v[4];
+  u32 operator[](int i) const { return v[i]; }
 };
 inline Vec16 load16(const void* src, bool valid) {
   Vec16 c = {};
-  if (valid) std::memcpy(c.bytes, src, 16);
+  if (valid) std::memcpy(c.v, src, 16);
   return c;
 }
-inline void store16(SmemPtr dst, Vec16 c) { std::memcpy(dst, c.bytes, 16); }
+inline void store16(SmemPtr dst, Vec16 c) { std::memcpy(dst, c.v, 16); }
 
 inline void cp_async_commit() {}
 template <int N>

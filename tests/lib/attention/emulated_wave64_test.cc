@@ -87,7 +87,8 @@ TEST(EmulatedWave64Test, MfmaBf16SlidingStagedDefaultTiles) {
 }
 
 // Staged, unvalidated block lists: a query block with none (zeros, LSE
-// -inf) and indices past the keys (read as masked keys).
+// -inf) and indices past the keys (read as masked keys). One wave at
+// d = 128 stores two 4 x 8 units of V^T per thread.
 TEST(EmulatedWave64Test, MfmaF16StagedEmptyAndOutOfRangeBlocks) {
   const int len = 96, block = 32, n = 3;
   std::vector<int32_t> counts = {2, 0, 2}, indices(n * n, 0);
@@ -100,10 +101,10 @@ TEST(EmulatedWave64Test, MfmaF16StagedEmptyAndOutOfRangeBlocks) {
   RawBlockLists raw{{3, 0, 3}, indices};
   raw.kv_indices[0 * n + 2] = n;        // past the keys
   raw.kv_indices[2 * n + 2] = 1 << 27;  // * 32 wraps to 0
-  EmulatedRun run{Make(DType::kF16, 1, 1, len, len, 32), Config(32, 32, 1, 2), "gfx90a",
-                  "jitk::sparse_attn_fwd<32, 32, 1, 2, 32, jitk::f16, 0, 2>"};
-  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<32, 32, 1, 2, 32, jitk_emu64::f16, 0, 2>, run, *mask,
-                 &raw);
+  EmulatedRun run{Make(DType::kF16, 1, 1, len, len, 128), Config(32, 32, 1, 2), "gfx90a",
+                  "jitk::sparse_attn_fwd<32, 32, 1, 2, 128, jitk::f16, 0, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<32, 32, 1, 2, 128, jitk_emu64::f16, 0, 2>, run,
+                 *mask, &raw);
 }
 
 TEST(EmulatedWave64Test, FmaF32DenseWave64) {
