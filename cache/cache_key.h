@@ -29,7 +29,7 @@ namespace jitk::cache {
 // removed or encoded differently, or when what is stored under a key changes
 // meaning (e.g. the core starts post-processing compiler output): every old
 // key then misses and is recompiled; old rows age out through `jitk-db prune`.
-inline constexpr int kCodeObjectKeyVersion = 1;
+inline constexpr int kCodeObjectKeyVersion = 2;
 
 // A header handed to the compiler by name (hiprtc/NVRTC `headers`).
 struct HeaderText {

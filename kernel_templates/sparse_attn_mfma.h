@@ -30,8 +30,7 @@ struct MfmaEngine {
   static constexpr int kStages = STAGES;
   static constexpr int kHeadDim = HEAD_DIM;
   static constexpr int kThreads = WAVES * 64;
-  static constexpr bool kQInShared = false;
-  static constexpr int kRow = PaddedRow(HEAD_DIM, 2);
+  static constexpr int kKRow = MfmaKRow(HEAD_DIM);
   static constexpr int kVRow = MfmaVRow(BLOCK_N);
   static constexpr int kNC = BLOCK_N / 32;   // 32-key chunks of S^T
   static constexpr int kDC = HEAD_DIM / 32;  // 32-column chunks of O^T
@@ -75,10 +74,8 @@ struct MfmaEngine {
     }
   }
 
-  JITK_DEVICE void load_q(const T*) {}
-
-  // sk: K in padded rows; svt: V transposed (MfmaVRow), sparse_attn_staged.h.
-  JITK_DEVICE void tile(const T*, const T* sk, const T* svt, int q0, int kv0, bool partial,
+  // sk: K's rows; svt: V transposed (sparse_attn_staged.h).
+  JITK_DEVICE void tile(const T* sk, const T* svt, int q0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     // In a partial block this wave's 32 rows may see none of the tile's keys
     // (skip it) or all of them (no element mask): wave-uniform.
@@ -96,10 +93,11 @@ struct MfmaEngine {
     // S^T = K Q^T.
 #pragma unroll
     for (int kc = 0; kc < kNC; ++kc) {
-      const T* krow = sk + (kc * 32 + col) * kRow + 4 * hi;
+      const T* krow = sk + (kc * 32 + col) * kKRow + 4 * hi;
 #pragma unroll
       for (int ks = 0; ks < kKS; ++ks) {
-        Frag4 a = *reinterpret_cast<const Frag4*>(krow + ks * 8);
+        const u64 w = *reinterpret_cast<const u64*>(krow + ks * 8);
+        const Frag4 a = {u32(w), u32(w >> 32)};
         s[kc] = mfma_32x32x8<T>(a, qf[ks], s[kc]);
       }
     }
@@ -167,7 +165,8 @@ struct MfmaEngine {
         const T* vcol = svt + col * kVRow + kc * 32 + 8 * st + 4 * hi;
 #pragma unroll
         for (int dc = 0; dc < kDC; ++dc) {
-          const Frag4 va = *reinterpret_cast<const Frag4*>(vcol + dc * 32 * kVRow);
+          const u64 w = *reinterpret_cast<const u64*>(vcol + dc * 32 * kVRow);
+          const Frag4 va = {u32(w), u32(w >> 32)};
           o[dc] = mfma_32x32x8<T>(va, pb, o[dc]);
         }
       }

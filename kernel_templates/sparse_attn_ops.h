@@ -6,7 +6,9 @@
 //   copy16_async   16 bytes global -> shared, zero-filled when !valid
 //                  (NVIDIA: cp.async.cg; AMD: a plain 16-byte load + store)
 //   Vec16 / load16 / store16   AMD: the two halves of that copy, with the
-//                  16 bytes held in registers in between (sparse_attn_staged.h)
+//                  16 bytes held in registers in between (sparse_attn_staged.h);
+//                  store16 writes zeros when !valid and needs only 8-byte
+//                  alignment
 //   cp_async_commit / cp_async_wait<N>   cp.async groups (no-ops on AMD)
 //   ldmatrix_x4 / ldmatrix_x4_trans      four 8x8 b16 matrices from shared
 //   mma_16816<T>   D += A(16x16) B(16x8), fp32 accumulate, T = f16 / bf16
@@ -125,18 +127,19 @@ JITK_DEVICE u32 pack2<bf16>(float lo, float hi) {
 typedef char* SmemPtr;
 JITK_DEVICE SmemPtr smem_ptr(const void* p) { return static_cast<char*>(const_cast<void*>(p)); }
 
-// src must be readable even when !valid (callers pass the tensor's first
-// row): the load is unconditional and the zeros a select, not a branch
-// around each load.
+// The load is unconditional (callers pass a readable address for rows
+// outside the tensor) and the zeros for those a select at the store: a
+// select right after the load would wait for it there.
 typedef u32 Vec16 __attribute__((ext_vector_type(4)));
-JITK_DEVICE Vec16 load16(const void* src, bool valid) {
-  const Vec16 c = *static_cast<const Vec16*>(src);
-  const Vec16 zero = {0u, 0u, 0u, 0u};
-  return valid ? c : zero;
+JITK_DEVICE Vec16 load16(const void* src) { return *static_cast<const Vec16*>(src); }
+JITK_DEVICE void store16(SmemPtr dst, Vec16 c, bool valid) {
+  u64* d = reinterpret_cast<u64*>(dst);
+  d[0] = valid ? u64(c[0]) | (u64(c[1]) << 32) : 0;
+  d[1] = valid ? u64(c[2]) | (u64(c[3]) << 32) : 0;
 }
-JITK_DEVICE void store16(SmemPtr dst, Vec16 c) { *reinterpret_cast<Vec16*>(dst) = c; }
 JITK_DEVICE void copy16_async(SmemPtr dst, const void* src, bool valid) {
-  store16(dst, load16(src, valid));
+  const Vec16 zero = {0u, 0u, 0u, 0u};
+  *reinterpret_cast<Vec16*>(dst) = valid ? load16(src) : zero;
 }
 JITK_DEVICE void cp_async_commit() {}
 template <int N>

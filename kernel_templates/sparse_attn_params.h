@@ -57,10 +57,12 @@ JITK_ATTN_HOST_DEVICE constexpr int PaddedRow(int head_dim, int elem_bytes) {
   return head_dim + kRowPadBytes / elem_bytes;
 }
 
-// The MFMA engine keeps V transposed in LDS, HEAD_DIM rows of BLOCK_N keys,
-// so that the four keys of one column an MFMA operand takes are one 8-byte
-// read. 4 elements of padding: 16 lanes reading 16 consecutive rows at one
-// key offset then hit all 32 banks once (a pitch of 2 mod 32 words).
+// The MFMA engine's LDS rows (16-bit elements): K as HEAD_DIM columns per
+// key, V transposed as BLOCK_N keys per column. Its operands are 8-byte
+// reads by 32 lanes of consecutive rows at one offset; with a pitch of 2
+// (mod 4) words each group of 16 lanes hits the 32 banks once, so both pad
+// by 4 elements (8 bytes: rows are only 8-byte aligned).
+JITK_ATTN_HOST_DEVICE constexpr int MfmaKRow(int head_dim) { return head_dim + 4; }
 JITK_ATTN_HOST_DEVICE constexpr int MfmaVRow(int block_n) { return block_n + 4; }
 
 // Threads per query row in the FMA engine: the largest power of two <= 16
@@ -119,15 +121,17 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaBlocksPerSm(int block_m, int smem_bytes
 // static_asserts that its layout matches.
 JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block_n, int stages, int head_dim,
                         int elem_bytes) {
+  // The MFMA engine: Q goes straight to registers, and LDS holds one K tile
+  // and one V^T tile (at STAGES = 2 the next pair waits in registers:
+  // sparse_attn_staged.h).
+  if (engine == kEngineMfma) {
+    return (block_n * MfmaKRow(head_dim) + head_dim * MfmaVRow(block_n)) * elem_bytes;
+  }
   // wgmma reads unpadded, swizzled rows.
   int row = (engine == kEngineWgmma ? head_dim : PaddedRow(head_dim, elem_bytes)) * elem_bytes;
   int kv = 2 * stages * block_n * row;
   // The tile slots last; before them, the wgmma engine's barriers.
   int slots = stages * kTileSlotBytes + (engine == kEngineWgmma ? WgmmaBarrierBytes(stages) : 0);
-  // The MFMA engine: Q goes straight to registers, and one K tile and one
-  // V^T tile are in LDS (at STAGES = 2 the next wait in registers:
-  // sparse_attn_staged.h).
-  if (engine == kEngineMfma) return (block_n * row + head_dim * MfmaVRow(block_n) * elem_bytes);
   int q = block_m * row;
   if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4 + slots;  // + fp32 P tile
   return q + kv + slots;

@@ -1,7 +1,7 @@
 // sparse_attn_staged.h — the K / V pipeline of AMD's MFMA engine, which has
 // no asynchronous copy into LDS: tiles go global -> registers -> LDS.
 //
-// K is stored as it comes, in padded rows; V transposed (MfmaVRow), so that
+// K is stored as it comes (rows of MfmaKRow); V transposed (MfmaVRow), so that
 // the four keys of one column that an MFMA operand of O^T = V^T P^T takes
 // are one 8-byte read instead of four 2-byte ones. Each thread loads four
 // consecutive keys of one 8-column chunk of V and writes them as eight
@@ -26,45 +26,45 @@
 namespace jitk {
 namespace attn {
 
-// ROWS rows of a [len, HEAD_DIM] tensor between their global loads and their
-// store into LDS as padded rows. Each thread holds one 16-byte column chunk
-// of rows r0, r0 + kStep, ...; rows outside [0, len) are zeros.
+// ROWS rows of a [len, HEAD_DIM] 16-bit tensor between their global loads
+// and their store into LDS as rows of pitch MfmaKRow. Chunk c (16 bytes,
+// thread c % THREADS) is column chunk c % kPerRow of row c / kPerRow, so
+// consecutive threads read consecutive bytes of a row; rows outside
+// [0, len) are zeros.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
 struct StagedRows {
-  static constexpr int kChunk = 16 / int(sizeof(T));  // elements per 16 bytes
-  static constexpr int kPerRow = HEAD_DIM / kChunk;
-  static constexpr int kStep = THREADS / kPerRow;
-  static constexpr int kChunks = (ROWS + kStep - 1) / kStep;
-  static constexpr int kRow = PaddedRow(HEAD_DIM, int(sizeof(T)));
-  static_assert(HEAD_DIM % kChunk == 0 && THREADS % kPerRow == 0,
-                "a whole number of threads per row of 16-byte chunks");
+  static_assert(sizeof(T) == 2 && HEAD_DIM % 8 == 0, "16-byte chunks of 16-bit elements");
+  static constexpr int kPerRow = HEAD_DIM / 8;
+  static constexpr int kTotal = ROWS * kPerRow;
+  static constexpr int kChunks = (kTotal + THREADS - 1) / THREADS;
+  static constexpr int kPitch = MfmaKRow(HEAD_DIM);
 
   Vec16 chunks[kChunks];
 
   // src: the tensor's first row, read in place of rows outside [0, len).
   JITK_DEVICE void load(const T* src, i64 stride, int start, int len) {
-    const int r0 = int(threadIdx.x) / kPerRow;
-    const int col = (int(threadIdx.x) - r0 * kPerRow) * kChunk;
     const bool inside = start >= 0 && start + ROWS <= len;
-    const T* g = src + (i64(start) + r0) * stride + col;
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
-      const int r = r0 + i * kStep;
-      if (ROWS % kStep != 0 && r >= ROWS) continue;
+      const int c = int(threadIdx.x) + i * THREADS;
+      if (kTotal % THREADS != 0 && c >= kTotal) continue;
+      const int r = c / kPerRow;
       const bool valid = inside || unsigned(start + r) < unsigned(len);
-      chunks[i] = load16(valid ? g : src, valid);
-      g += i64(kStep) * stride;
+      const T* g = src + (i64(start) + r) * stride + (c - r * kPerRow) * 8;
+      chunks[i] = load16(valid ? g : src);
     }
   }
 
-  JITK_DEVICE void store(T* dst) const {
-    const int r0 = int(threadIdx.x) / kPerRow;
-    const int col = (int(threadIdx.x) - r0 * kPerRow) * kChunk;
+  // The rows loaded from `start`; those outside [0, len) become zeros.
+  JITK_DEVICE void store(T* dst, int start, int len) const {
+    const bool inside = start >= 0 && start + ROWS <= len;
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
-      const int r = r0 + i * kStep;
-      if (ROWS % kStep != 0 && r >= ROWS) continue;
-      store16(smem_ptr(dst + r * kRow + col), chunks[i]);
+      const int c = int(threadIdx.x) + i * THREADS;
+      if (kTotal % THREADS != 0 && c >= kTotal) continue;
+      const int r = c / kPerRow;
+      const bool valid = inside || unsigned(start + r) < unsigned(len);
+      store16(smem_ptr(dst + r * kPitch + (c - r * kPerRow) * 8), chunks[i], valid);
     }
   }
 };
@@ -72,7 +72,10 @@ struct StagedRows {
 // ROWS rows of a [len, HEAD_DIM] 16-bit tensor, stored transposed: HEAD_DIM
 // rows of ROWS keys with pitch MfmaVRow(ROWS). A unit is four consecutive
 // rows of one 8-column chunk; consecutive threads take consecutive row
-// groups of one chunk, so their 8-byte column writes are adjacent in LDS.
+// groups of one chunk, so their 8-byte column writes are adjacent in LDS
+// (the other order would put them MfmaVRow rows apart, on few banks). The
+// price: a wave's load reads 64 contiguous bytes of 16 rows, where K's reads
+// whole rows.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
 struct StagedColumns {
   static_assert(sizeof(T) == 2, "16-bit storage");
@@ -95,23 +98,30 @@ struct StagedColumns {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         const bool valid = inside || unsigned(start + 4 * g + r) < unsigned(len);
-        chunks[j][r] = load16(valid ? row + r * stride : src, valid);
+        chunks[j][r] = load16(valid ? row + r * stride : src);
       }
     }
   }
 
-  JITK_DEVICE void store(T* dst) const {
+  // The rows loaded from `start`; those outside [0, len) become zeros.
+  JITK_DEVICE void store(T* dst, int start, int len) const {
+    const bool inside = start >= 0 && start + ROWS <= len;
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
       const int u = int(threadIdx.x) + j * THREADS;
       if (kUnits % THREADS != 0 && u >= kUnits) continue;
       const int g = u % kGroups, c = u / kGroups;
+      bool valid[4];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) valid[r] = inside || unsigned(start + 4 * g + r) < unsigned(len);
 #pragma unroll
       for (int e = 0; e < 8; ++e) {  // column 8c + e: the four rows' element e
         const int shift = 16 * (e % 2);
-        auto elem = [&](int r) { return (chunks[j][r][e / 2] >> shift) & 0xffffu; };
-        Frag4 col = {elem(0) | (elem(1) << 16), elem(2) | (elem(3) << 16)};
-        *reinterpret_cast<Frag4*>(dst + (8 * c + e) * kPitch + 4 * g) = col;
+        auto elem = [&](int r) {
+          return valid[r] ? u64((chunks[j][r][e / 2] >> shift) & 0xffffu) : u64(0);
+        };
+        *reinterpret_cast<u64*>(dst + (8 * c + e) * kPitch + 4 * g) =
+            elem(0) | (elem(1) << 16) | (elem(2) << 32) | (elem(3) << 48);
       }
     }
   }
@@ -124,7 +134,10 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
   constexpr int BN = E::kBlockN;
   constexpr int D = E::kHeadDim;
   constexpr bool kAhead = E::kStages > 1;  // the next tile loaded under this one's MFMAs
-  typedef StagedRows<BN, D, E::kThreads, T> KRows;
+  static_assert(E::kStages <= 2, "one tile in LDS and at most one in registers");
+  static_assert((BN * MfmaKRow(D) + D * MfmaVRow(BN)) * int(sizeof(T)) ==
+                    SmemBytes(kEngineMfma, E::kBlockM, BN, E::kStages, D, int(sizeof(T))),
+                "the LDS layout SmemBytes reports");
 
   const GridTile g = grid_tile<E::kBlockM, MASK>(p);
   const int hk = g.h / (p.heads_q / p.heads_kv);
@@ -137,12 +150,12 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
   const T* kg = head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, g.b, hk);
   const T* vg = head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, g.b, hk);
   T* sk = reinterpret_cast<T*>(smem);
-  T* svt = sk + BN * KRows::kRow;
+  T* svt = sk + BN * MfmaKRow(D);
 
   E engine;
   engine.begin(head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, g.b, g.h), p.q_stride_l, g.q0,
                p.len_q);
-  KRows k;
+  StagedRows<BN, D, E::kThreads, T> k;
   StagedColumns<BN, D, E::kThreads, T> v;
   KvCursor fill;  // the tile in registers
   fill.seek(sched, 0);
@@ -155,13 +168,13 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
     const int kv0 = fill.start;
     const bool partial = fill.partial;
     if (!kAhead) load();
-    k.store(sk);
-    v.store(svt);
+    k.store(sk, kv0, p.len_k);
+    v.store(svt, kv0, p.len_k);
     block_sync();  // tile t is in LDS
     const bool more = t + 1 < sched.n_tiles;
     if (more) fill.advance(sched);
     if (kAhead && more) load();
-    engine.tile(nullptr, sk, svt, g.q0, kv0, partial, p);
+    engine.tile(sk, svt, g.q0, kv0, partial, p);
     if (more) block_sync();  // every wave is done with tile t
   }
   engine.finish(output_rows<T>(p, g.b, g.h), p.o_stride_l, lse_rows(p, g.b, g.h), g.q0, p.len_q);

@@ -72,6 +72,43 @@ bool IsSlidingMask(int mask) {
   return mask == attn::kMaskSliding || mask == attn::kMaskSlidingCausal;
 }
 
+// Registers per thread of `engine` at these tiles (SparseAttnRegisterEstimate).
+int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t stages,
+                     int64_t d, const ArchInfo& arch) {
+  switch (engine) {
+    case attn::kEngineWgmma:
+      // O (d / 2), S (bn / 2), packed P (bn / 4). ptxas at d=128: 148 for
+      // 128x64x8, 211 for 128x128x8.
+      return int(d / 2 + bn / 2 + bn / 4 + 50);
+    case attn::kEngineMma: {
+      const int64_t mt = std::max<int64_t>(1, bm / (16 * waves));
+      // One m-tile keeps Q's fragments in registers (d / 4); more re-read
+      // them from shared memory per k-step (4 per m-tile) and hold S for 64
+      // keys at a time. ptxas at d=128, 4 warps: 245 registers for 128x32
+      // (estimate 216), 255 for 128x64 with 8 bytes spilled (estimate 248;
+      // the spill is a mask-row pointer, loaded once per key block).
+      if (mt == 1) return int(d / 4 + d / 2 + bn / 2 + 90);
+      return int(mt * (d / 2 + std::min<int64_t>(bn, 64) / 2 + 4) + 48);
+    }
+    case attn::kEngineMfma: {
+      // Beside Q (d / 4), S and O, the next K / V tile staged in registers
+      // (STAGES = 2) as the kernel holds it: K in 16-byte chunks over the
+      // block's threads, V in units of four such chunks.
+      const int64_t threads = waves * arch.wave_size;
+      auto per_thread = [&](int64_t n) { return (n + threads - 1) / threads; };
+      const int64_t staged = 4 * per_thread(bn * d / 8) + 16 * per_thread(bn * d / 32);
+      return int(d / 4 + bn / 2 + d / 2 + 48 + (stages > 1 ? staged : 0));
+    }
+    default: {
+      const int64_t tpr = attn::FmaThreadsPerRow(int(d));
+      const int64_t groups = std::max<int64_t>(1, waves * arch.wave_size / tpr);
+      const int64_t rm = std::max<int64_t>(1, bm / groups), cn = std::max<int64_t>(1, bn / tpr);
+      const int64_t dc = std::max<int64_t>(1, d / (4 * tpr));
+      return int(rm * cn + rm * dc * 4 + rm * 4 + 60);
+    }
+  }
+}
+
 // Register budget per thread the estimate must stay within.
 int RegisterBudget(const ArchInfo& arch) {
   // AMD: 256 architectural VGPRs (CDNA's AGPRs hold only MFMA results).
@@ -117,17 +154,23 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
     case attn::kEngineMfma: {
       // The next K / V tile loaded under the MFMAs (STAGES = 2,
       // sparse_attn_staged.h): 128x64 at d = 128 takes 34 KB of a CU's
-      // 64 KiB of LDS, one block of four waves, with or without it. A CU has
-      // four SIMDs, so tiles whose LDS leaves it fewer than four waves go
+      // 64 KiB of LDS, one block of four waves, with or without it; STAGES
+      // = 1 where the staged registers would not fit (d = 256). A CU has
+      // four SIMDs, so tiles that would leave it fewer than four waves go
       // last: at d = 128, 64x64 (two waves alone on a CU) yields to 64x32.
       // Not yet timed on AMD hardware.
-      std::vector<Tiles> tiles = {{128, 64, 4, 2}, {64, 64, 2, 2}, {64, 32, 2, 2},
-                                  {128, 32, 4, 2}, {32, 32, 1, 2}, {32, 32, 1, 1}};
+      std::vector<Tiles> tiles = {{128, 64, 4, 2}, {64, 64, 2, 2}, {64, 32, 2, 2}, {128, 32, 4, 2},
+                                  {128, 64, 4, 1}, {64, 64, 2, 1}, {64, 32, 2, 1}, {128, 32, 4, 1},
+                                  {32, 32, 1, 2},  {32, 32, 1, 1}};
       const int d = int(shape.GetOr("d", 128)), elem = int(DTypeSize(shape.dtype()));
       std::stable_partition(tiles.begin(), tiles.end(), [&](const Tiles& t) {
-        const int smem =
-            attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n), 1, d, elem);
-        return t.waves * (arch.lds_bytes_per_cu / smem) >= 4;
+        ResourceUsage usage;
+        usage.registers = RegisterEstimate(attn::kEngineMfma, t.block_m, t.block_n, t.waves,
+                                           t.stages, d, arch);
+        usage.lds_bytes = attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n),
+                                          int(t.stages), d, elem);
+        const int threads = int(t.waves) * arch.wave_size;
+        return EstimateOccupancy(usage, threads, arch).blocks_per_cu * t.waves >= 4;
       });
       return tiles;
     }
@@ -369,39 +412,6 @@ class SparseAttnTemplate final : public KernelTemplate {
   absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
                               const LaunchArgs& args, LaunchPlan& plan) const override;
 };
-
-// Registers per thread of `engine` at these tiles (SparseAttnRegisterEstimate).
-int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t stages,
-                     int64_t d, const ArchInfo& arch) {
-  switch (engine) {
-    case attn::kEngineWgmma:
-      // O (d / 2), S (bn / 2), packed P (bn / 4). ptxas at d=128: 148 for
-      // 128x64x8, 211 for 128x128x8.
-      return int(d / 2 + bn / 2 + bn / 4 + 50);
-    case attn::kEngineMma: {
-      const int64_t mt = std::max<int64_t>(1, bm / (16 * waves));
-      // One m-tile keeps Q's fragments in registers (d / 4); more re-read
-      // them from shared memory per k-step (4 per m-tile) and hold S for 64
-      // keys at a time. ptxas at d=128, 4 warps: 245 registers for 128x32
-      // (estimate 216), 255 for 128x64 with 8 bytes spilled (estimate 248;
-      // the spill is a mask-row pointer, loaded once per key block).
-      if (mt == 1) return int(d / 4 + d / 2 + bn / 2 + 90);
-      return int(mt * (d / 2 + std::min<int64_t>(bn, 64) / 2 + 4) + 48);
-    }
-    case attn::kEngineMfma:
-      // Beside Q (d / 4), S and O, the next K / V tile staged in registers
-      // (STAGES = 2): 2 * bn * d 16-bit values over the block's threads.
-      return int(d / 4 + bn / 2 + d / 2 + 48 +
-                 (stages > 1 ? bn * d / (waves * arch.wave_size) : 0));
-    default: {
-      const int64_t tpr = attn::FmaThreadsPerRow(int(d));
-      const int64_t groups = std::max<int64_t>(1, waves * arch.wave_size / tpr);
-      const int64_t rm = std::max<int64_t>(1, bm / groups), cn = std::max<int64_t>(1, bn / tpr);
-      const int64_t dc = std::max<int64_t>(1, d / (4 * tpr));
-      return int(rm * cn + rm * dc * 4 + rm * 4 + 60);
-    }
-  }
-}
 
 // Blocks of a launch resident on the device at once, from the register
 // estimate and the shared memory of a block.

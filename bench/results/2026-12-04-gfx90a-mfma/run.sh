@@ -14,7 +14,7 @@ for f in $(git ls-tree --name-only "$BEFORE" kernel_templates/); do
   git show "$BEFORE:$f" > "$W/before/$(basename "$f")"
 done
 ops='ds_read_u16|ds_read_b64|ds_read2_b64|ds_read2_b32|ds_write_b128|ds_write2?_b64|global_load_dwordx4|s_barrier|v_mfma_f32_32x32x8f16|v_exp_f32|v_pk_mul_f32|v_accvgpr_write_b32|v_accvgpr_read_b32'
-printf '| templates | mask | d | config | VGPR+AGPR | AGPR | LDS | spills | instructions | per op |\n|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| templates | mask | d | config | VGPR | AGPR | LDS | spills | instructions | per op |\n|---|---|---|---|---|---|---|---|---|---|\n'
 for variant in before after; do
   tpl=$([[ $variant == before ]] && echo "$W/before" || echo "$PWD/kernel_templates")
   for layout in 0 1; do for d in 64 128; do

@@ -1,5 +1,8 @@
 #include "lib/backend/hip/comgr_metadata.h"
 
+#include <algorithm>
+
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/internal/status_macros.h"
@@ -157,11 +160,19 @@ const KernelMetadata* CodeObjectMetadata::FindKernel(absl::string_view lowered_n
   return nullptr;
 }
 
-ResourceUsage KernelResources(const MetadataValue& kernel) {
+bool UnifiedRegisterFile(absl::string_view isa_name) {
+  for (absl::string_view arch : {"--gfx90a", "--gfx94", "--gfx95"}) {
+    if (absl::StrContains(isa_name, arch)) return true;
+  }
+  return false;
+}
+
+ResourceUsage KernelResources(const MetadataValue& kernel, bool unified_registers) {
   ResourceUsage usage;
   usage.registers = ToInt(kernel.FindInt(".vgpr_count"));
   usage.scalar_registers = ToInt(kernel.FindInt(".sgpr_count"));
   usage.accum_registers = ToInt(kernel.FindInt(".agpr_count"));
+  if (unified_registers) usage.registers = std::max(0, usage.registers - usage.accum_registers);
   usage.lds_bytes = ToInt(kernel.FindInt(".group_segment_fixed_size"));
   usage.scratch_bytes = ToInt(kernel.FindInt(".private_segment_fixed_size"));
   usage.spills =
@@ -220,7 +231,8 @@ absl::StatusOr<CodeObjectMetadata> ReadCodeObjectMetadata(const ComgrApi& comgr,
   }
   for (const MetadataValue& kernel : kernels->list) {
     out.kernels.push_back(
-        {kernel.FindString(".name"), kernel.FindString(".symbol"), KernelResources(kernel)});
+        {kernel.FindString(".name"), kernel.FindString(".symbol"),
+         KernelResources(kernel, UnifiedRegisterFile(out.isa_name))});
   }
   return out;
 }

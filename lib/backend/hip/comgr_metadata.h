@@ -59,8 +59,14 @@ struct CodeObjectMetadata {
   const KernelMetadata* FindKernel(absl::string_view lowered_name) const;
 };
 
-// The per-kernel resources of one entry of "amdhsa.kernels".
-ResourceUsage KernelResources(const MetadataValue& kernel);
+// Whether the ISA ("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-") keeps VGPRs
+// and AGPRs in one register file: CDNA2 and later (gfx90a, gfx94x, gfx95x).
+bool UnifiedRegisterFile(absl::string_view isa_name);
+
+// The per-kernel resources of one entry of "amdhsa.kernels". With a unified
+// register file .vgpr_count counts the AGPRs too (after the VGPRs, rounded
+// up to 4); ResourceUsage::registers counts the VGPRs alone, as on gfx908.
+ResourceUsage KernelResources(const MetadataValue& kernel, bool unified_registers);
 
 // ISA name and kernels of an executable code object. kInvalidArgument when
 // `binary` is not an ELF file (comgr crashes on some non-ELF input, so this

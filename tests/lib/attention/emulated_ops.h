@@ -30,12 +30,15 @@ struct Vec16 {
   u32 v[4];
   u32 operator[](int i) const { return v[i]; }
 };
-inline Vec16 load16(const void* src, bool valid) {
-  Vec16 c = {};
-  if (valid) std::memcpy(c.v, src, 16);
+inline Vec16 load16(const void* src) {
+  Vec16 c;
+  std::memcpy(c.v, src, 16);
   return c;
 }
-inline void store16(SmemPtr dst, Vec16 c) { std::memcpy(dst, c.v, 16); }
+inline void store16(SmemPtr dst, Vec16 c, bool valid) {
+  if (!valid) c = Vec16{};
+  std::memcpy(dst, c.v, 16);
+}
 
 inline void cp_async_commit() {}
 template <int N>

@@ -64,9 +64,9 @@ TEST(EmulatedWave64Test, MfmaF16BigBirdWideTile) {
 }
 
 // STAGES = 2 stages the next K / V tile in registers (sparse_attn_staged.h).
-// A causal diagonal block of 64 rows in 32-key tiles: each wave of 32 rows
-// meets a tile it skips, one it masks and one it sees whole; 130 keys end
-// inside a tile.
+// A causal diagonal block of 64 rows in 32-key tiles: wave 0 masks the
+// first tile and skips the second, wave 1 sees the first whole and masks
+// the second; 130 keys end inside a tile.
 TEST(EmulatedWave64Test, MfmaF16CausalStaged) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(130, 130, 64);
   ASSERT_TRUE(mask.ok()) << mask.status();
@@ -105,6 +105,17 @@ TEST(EmulatedWave64Test, MfmaF16StagedEmptyAndOutOfRangeBlocks) {
                   "jitk::sparse_attn_fwd<32, 32, 1, 2, 128, jitk::f16, 0, 2>"};
   RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<32, 32, 1, 2, 128, jitk_emu64::f16, 0, 2>, run,
                  *mask, &raw);
+}
+
+// d = 96: K rows of 12 chunks over 256 threads (1.5 per thread), V in 4 x 8
+// units (96 over 256 threads).
+TEST(EmulatedWave64Test, MfmaF16HeadDim96Staged) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 1, 1, 150, 150, 96), Config(128, 32, 4, 2), "gfx90a",
+                  "jitk::sparse_attn_fwd<128, 32, 4, 2, 96, jitk::f16, 1, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<128, 32, 4, 2, 96, jitk_emu64::f16, 1, 2>, run,
+                 *mask);
 }
 
 TEST(EmulatedWave64Test, FmaF32DenseWave64) {

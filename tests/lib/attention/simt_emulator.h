@@ -116,17 +116,29 @@ class Emulator {
       f.ctx.uc_link = &scheduler_;
       makecontext(&f.ctx, &Emulator::Entry, 0);
     }
+    // One wave at a time runs until its threads wait at __syncthreads or
+    // end: a wave never overlaps another between two block barriers, so a
+    // missing one (a wave overwriting shared memory another has yet to
+    // read) changes the result. Odd blocks take the waves in reverse order.
+    const bool reverse = (block_idx.x + block_idx.y + block_idx.z) % 2 == 1;
     int live = threads_;
     while (live > 0) {
       const uint64_t before = progress_;
-      live = 0;
-      for (int t = 0; t < threads_; ++t) {
-        if (fibers_[t].done) continue;
-        current_ = t;
-        thread_idx = {unsigned(t), 0, 0};
-        swapcontext(&scheduler_, &fibers_[t].ctx);
-        if (!fibers_[t].done) ++live;
+      for (int i = 0; i < waves; ++i) {
+        const int w = reverse ? waves - 1 - i : i;
+        uint64_t wave_before;
+        do {
+          wave_before = progress_;
+          for (int t = w * wave_size_; t < threads_ && t < (w + 1) * wave_size_; ++t) {
+            if (fibers_[t].done) continue;
+            current_ = t;
+            thread_idx = {unsigned(t), 0, 0};
+            swapcontext(&scheduler_, &fibers_[t].ctx);
+          }
+        } while (progress_ != wave_before);
       }
+      live = 0;
+      for (int t = 0; t < threads_; ++t) live += fibers_[t].done ? 0 : 1;
       if (live > 0 && progress_ == before && ++idle_passes_ > 2) {
         idle_passes_ = 0;
         return "barrier deadlock: some threads wait at a barrier others never reach";

@@ -91,6 +91,9 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
               << what << ": " << compiled->log;
         }
         if (arch->vendor == Vendor::kAmd) {
+          // 256 VGPRs per lane, and VGPRs and AGPRs within the 512 of the file.
+          EXPECT_LE(r.registers, 256) << what;
+          EXPECT_LE(r.registers + r.accum_registers, arch->max_registers_per_thread) << what;
           EXPECT_EQ(r.wave_size, 64) << what;
           EXPECT_EQ(r.lds_bytes,
                     attn::SmemBytes(engine, int(config.at("BLOCK_M")), int(config.at("BLOCK_N")),

@@ -135,6 +135,9 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   EXPECT_EQ(KernelConfigToString(cdna64), "BLOCK_M=64,BLOCK_N=32,STAGES=2,WAVES=2");
   KernelConfig cdna64d64 = T().DefaultConfig(AttnShape(DType::kF16, 64, 1, 64), Arch("gfx942"));
   EXPECT_EQ(KernelConfigToString(cdna64d64), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=2");
+  // d = 256: no staged tile fits the registers, and four waves still run.
+  KernelConfig cdna256 = T().DefaultConfig(AttnShape(DType::kF16, 256), Arch("gfx942"));
+  EXPECT_EQ(KernelConfigToString(cdna256), "BLOCK_M=128,BLOCK_N=32,STAGES=1,WAVES=4");
   // Phi-3-small's block 64 limits BLOCK_M.
   KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
   EXPECT_EQ(phi3.at("BLOCK_M"), 64);
