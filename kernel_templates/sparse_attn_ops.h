@@ -137,6 +137,8 @@ JITK_DEVICE void store16(SmemPtr dst, Vec16 c, bool valid) {
   d[0] = valid ? u64(c[0]) | (u64(c[1]) << 32) : 0;
   d[1] = valid ? u64(c[2]) | (u64(c[3]) << 32) : 0;
 }
+// The synchronous copy selects right after its load: the store follows at
+// once anyway.
 JITK_DEVICE void copy16_async(SmemPtr dst, const void* src, bool valid) {
   const Vec16 zero = {0u, 0u, 0u, 0u};
   *reinterpret_cast<Vec16*>(dst) = valid ? load16(src) : zero;

@@ -12,9 +12,10 @@
 // loads are in flight under the MFMAs (as the cp.async stages and TMA copies
 // are on NVIDIA) instead of in front of them: with one block of four waves
 // per CU (128x64 at d = 128 takes 34 KB of the 64 KiB) no other wave hides
-// that latency. LDS holds one tile pair (two would not fit); the next costs
-// each thread BLOCK_N * HEAD_DIM / threads registers (32 at 128x64x4, d =
-// 128). At STAGES = 1 a tile is loaded right before it is stored. Two
+// that latency. LDS holds one tile pair (two of 128x64 would not fit at
+// d = 128); the next costs each thread about BLOCK_N * HEAD_DIM / threads
+// registers (32 at 128x64x4, d = 128; the register estimate counts them
+// exactly). At STAGES = 1 a tile is loaded right before it is stored. Two
 // barriers per tile: after the store (tile t visible) and after the MFMAs
 // (its LDS free).
 #pragma once

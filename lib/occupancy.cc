@@ -25,6 +25,15 @@ CuLimits LimitsFor(const ArchInfo& arch) {
 
 int RoundUp(int value, int granule) { return (value + granule - 1) / granule * granule; }
 
+// Registers a wave takes from the CU's file (register_file_per_cu counts
+// VGPRs and AGPRs together on CDNA). CDNA1 keeps them in two files of half
+// the size, so the larger of the two counts twice; CDNA2 and later share one
+// file.
+int RegistersPerLane(const ResourceUsage& usage, const ArchInfo& arch) {
+  if (arch.family == "cdna1") return 2 * std::max(usage.registers, usage.accum_registers);
+  return usage.registers + usage.accum_registers;
+}
+
 }  // namespace
 
 Occupancy EstimateOccupancy(const ResourceUsage& usage, int threads_per_block,
@@ -40,7 +49,7 @@ Occupancy EstimateOccupancy(const ResourceUsage& usage, int threads_per_block,
   const int by_threads = occ.max_waves_per_cu / occ.waves_per_block;
   if (by_threads < blocks) blocks = by_threads, occ.limiter = "threads";
   const int registers =
-      RoundUp(std::max(1, usage.registers + usage.accum_registers), limits.register_granule);
+      RoundUp(std::max(1, RegistersPerLane(usage, arch)), limits.register_granule);
   if (arch.register_file_per_cu > 0) {
     const int64_t per_block = int64_t(registers) * occ.waves_per_block * wave;
     const int by_registers = int(arch.register_file_per_cu / per_block);

@@ -155,7 +155,7 @@ typedef struct jitk_launch_dims {
 
 /* What a compiled kernel needs (per thread unless noted); see jitk::ResourceUsage. */
 typedef struct jitk_resources {
-  int32_t registers;        /* VGPRs (AMD) / registers (NVIDIA) */
+  int32_t registers;        /* VGPRs (AMD; gfx908: max of VGPRs, AGPRs) / registers */
   int32_t scalar_registers; /* SGPRs (AMD) */
   int32_t accum_registers;  /* AGPRs (AMD CDNA) */
   int32_t lds_bytes;        /* static LDS / shared memory per block */

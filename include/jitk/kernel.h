@@ -39,9 +39,9 @@ absl::StatusOr<KernelConfig> ParseKernelConfig(absl::string_view text);
 
 // What a compiled kernel needs from the hardware (per thread unless noted).
 struct ResourceUsage {
-  int registers = 0;         // VGPRs (AMD) / registers (NVIDIA)
+  int registers = 0;         // VGPRs (AMD; gfx908: the larger of VGPRs and AGPRs) / registers
   int scalar_registers = 0;  // SGPRs (AMD only)
-  int accum_registers = 0;   // AGPRs (AMD CDNA only)
+  int accum_registers = 0;   // AGPRs (AMD CDNA only; from gfx90a on, in the VGPRs' file)
   int lds_bytes = 0;         // static LDS / shared memory per block
   int scratch_bytes = 0;     // private segment / stack frame per thread
   int spills = 0;            // spilled registers (AMD) / spill bytes (NVIDIA)

@@ -109,6 +109,11 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
   }
 }
 
+// Accumulation registers (AGPRs) per thread: the MFMA engine's accumulators
+// (hiprtc reports d / 2 at every CDNA default). From gfx90a on they share
+// the VGPRs' file, so they count for occupancy.
+int AccumEstimate(int engine, int64_t d) { return engine == attn::kEngineMfma ? int(d / 2) : 0; }
+
 // Register budget per thread the estimate must stay within.
 int RegisterBudget(const ArchInfo& arch) {
   // AMD: 256 architectural VGPRs (CDNA's AGPRs hold only MFMA results).
@@ -155,7 +160,8 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // The next K / V tile loaded under the MFMAs (STAGES = 2,
       // sparse_attn_staged.h): 128x64 at d = 128 takes 34 KB of a CU's
       // 64 KiB of LDS, one block of four waves, with or without it; STAGES
-      // = 1 where the staged registers would not fit (d = 256). A CU has
+      // = 1 where the staged registers would not fit (d = 224 and 256; 192
+      // with 64-token mask blocks). A CU has
       // four SIMDs, so tiles that would leave it fewer than four waves go
       // last: at d = 128, 64x64 (two waves alone on a CU) yields to 64x32.
       // Not yet timed on AMD hardware.
@@ -167,6 +173,7 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
         ResourceUsage usage;
         usage.registers = RegisterEstimate(attn::kEngineMfma, t.block_m, t.block_n, t.waves,
                                            t.stages, d, arch);
+        usage.accum_registers = AccumEstimate(attn::kEngineMfma, d);
         usage.lds_bytes = attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n),
                                           int(t.stages), d, elem);
         const int threads = int(t.waves) * arch.wave_size;
@@ -419,6 +426,7 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
                        int64_t d, const ArchInfo& arch, int64_t threads, int64_t smem) {
   ResourceUsage usage;
   usage.registers = RegisterEstimate(engine, bm, bn, waves, stages, d, arch);
+  usage.accum_registers = AccumEstimate(engine, d);
   usage.lds_bytes = int(smem);
   return int64_t(EstimateOccupancy(usage, int(threads), arch).blocks_per_cu) *
          std::max(1, arch.compute_units);

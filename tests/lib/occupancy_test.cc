@@ -26,6 +26,16 @@ TEST(OccupancyTest, RegisterFileLimitsResidentBlocks) {
   EXPECT_EQ(EstimateOccupancy(Usage(255), 1024, *LookupArch("sm_90")).blocks_per_cu, 0);
 }
 
+// 100 VGPRs and 32 AGPRs per lane, blocks of four waves (one per SIMD):
+// gfx90a pools them (132 of 512: three waves per SIMD); gfx908 holds them in
+// two files of 256 (100 of 256: two).
+TEST(OccupancyTest, AccumulationRegistersByRegisterFile) {
+  ResourceUsage usage = Usage(100);
+  usage.accum_registers = 32;
+  EXPECT_EQ(EstimateOccupancy(usage, 256, *LookupArch("gfx90a")).blocks_per_cu, 3);
+  EXPECT_EQ(EstimateOccupancy(usage, 256, *LookupArch("gfx908")).blocks_per_cu, 2);
+}
+
 TEST(OccupancyTest, LdsLimitsResidentBlocks) {
   Occupancy occ = EstimateOccupancy(Usage(32, 40 * 1024), 256, *LookupArch("sm_90"));
   EXPECT_EQ(occ.blocks_per_cu, 5);  // 228 KiB / (40 + 1 reserved) KiB

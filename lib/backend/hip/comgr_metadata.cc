@@ -161,7 +161,7 @@ const KernelMetadata* CodeObjectMetadata::FindKernel(absl::string_view lowered_n
 }
 
 bool UnifiedRegisterFile(absl::string_view isa_name) {
-  for (absl::string_view arch : {"--gfx90a", "--gfx94", "--gfx95"}) {
+  for (absl::string_view arch : {"--gfx90a", "--gfx94", "--gfx95", "--gfx9-4-generic"}) {
     if (absl::StrContains(isa_name, arch)) return true;
   }
   return false;

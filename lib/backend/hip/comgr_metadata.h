@@ -65,7 +65,9 @@ bool UnifiedRegisterFile(absl::string_view isa_name);
 
 // The per-kernel resources of one entry of "amdhsa.kernels". With a unified
 // register file .vgpr_count counts the AGPRs too (after the VGPRs, rounded
-// up to 4); ResourceUsage::registers counts the VGPRs alone, as on gfx908.
+// up to 4), and ResourceUsage::registers is that count less the AGPRs: the
+// VGPRs. On gfx908 (two files) .vgpr_count is the larger of the two counts,
+// and registers stays that.
 ResourceUsage KernelResources(const MetadataValue& kernel, bool unified_registers);
 
 // ISA name and kernels of an executable code object. kInvalidArgument when

@@ -2,7 +2,9 @@
 // pipelines, fragment layouts) is tested without a GPU.
 //
 // Every GPU thread of a block is a cooperative fiber (ucontext) on the
-// calling OS thread; blocks run one after another. __syncthreads() and
+// calling OS thread; blocks run one after another, and the waves of a block
+// one at a time between block barriers (so a wave that spins on a flag
+// another wave sets never ends: kernels that do so cannot run here). __syncthreads() and
 // wave-wide collectives (shuffles, ldmatrix, mma.sync, MFMA) are barriers
 // over the fibers of the block / wave, with a per-wave exchange area. A
 // barrier that can never complete (threads diverging around __syncthreads)

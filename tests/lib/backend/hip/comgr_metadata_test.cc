@@ -28,20 +28,22 @@ TEST(ComgrMetadataTest, UnifiedRegisterFileIsCdna2AndLater) {
   EXPECT_TRUE(UnifiedRegisterFile("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"));
   EXPECT_TRUE(UnifiedRegisterFile("amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"));
   EXPECT_TRUE(UnifiedRegisterFile("amdgcn-amd-amdhsa--gfx950"));
+  EXPECT_TRUE(UnifiedRegisterFile("amdgcn-amd-amdhsa--gfx9-4-generic:sramecc+"));
   EXPECT_FALSE(UnifiedRegisterFile("amdgcn-amd-amdhsa--gfx908:sramecc+:xnack-"));
   EXPECT_FALSE(UnifiedRegisterFile("amdgcn-amd-amdhsa--gfx1100"));
 }
 
 // A gfx90a kernel using v0-v198 and a0-a63 reports .vgpr_count 264 (199
-// VGPRs rounded up to 4, then the AGPRs); on gfx908 the two counts are apart.
+// VGPRs rounded up to 4, then the AGPRs): 200 VGPRs. gfx908 reports the
+// larger of its two files' counts, which stays.
 TEST(ComgrMetadataTest, RegistersCountVgprsAlone) {
   const ResourceUsage unified = KernelResources(Kernel(264, 64), /*unified_registers=*/true);
   EXPECT_EQ(unified.registers, 200);
   EXPECT_EQ(unified.accum_registers, 64);
   EXPECT_EQ(unified.scalar_registers, 86);
-  const ResourceUsage apart = KernelResources(Kernel(200, 64), /*unified_registers=*/false);
-  EXPECT_EQ(apart.registers, 200);
-  EXPECT_EQ(apart.accum_registers, 64);
+  const ResourceUsage apart = KernelResources(Kernel(32, 32), /*unified_registers=*/false);
+  EXPECT_EQ(apart.registers, 32);
+  EXPECT_EQ(apart.accum_registers, 32);
 }
 
 }  // namespace

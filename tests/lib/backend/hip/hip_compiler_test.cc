@@ -101,7 +101,7 @@ TEST_F(HipCompilerTest, CompilesTemplatedKernelForGfx90a) {
   // axpy<256, float>(float*, const float*, float, int)
   EXPECT_EQ(symbol.lowered_name, "_Z4axpyILi256EfEvPT0_PKS0_S0_i");
   EXPECT_GT(symbol.resources.registers, 0);
-  EXPECT_LE(symbol.resources.registers, 512);
+  EXPECT_LE(symbol.resources.registers, 256);
   EXPECT_GT(symbol.resources.scalar_registers, 0);
   EXPECT_LE(symbol.resources.scalar_registers, 112);
   EXPECT_EQ(symbol.resources.accum_registers, 0);
