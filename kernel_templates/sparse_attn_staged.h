@@ -31,7 +31,9 @@ namespace attn {
 // and their store into LDS as rows of pitch MfmaKRow. Chunk c (16 bytes,
 // thread c % THREADS) is column chunk c % kPerRow of row c / kPerRow, so
 // consecutive threads read consecutive bytes of a row; rows outside
-// [0, len) are zeros.
+// [0, len) are zeros. load and store walk the chunks each in its own loop:
+// one walk through a helper taking a lambda compiled to more instructions,
+// and spilled at d = 256.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
 struct StagedRows {
   static_assert(sizeof(T) == 2 && HEAD_DIM % 8 == 0, "16-byte chunks of 16-bit elements");

@@ -114,6 +114,17 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
 // the VGPRs' file, so they count for occupancy.
 int AccumEstimate(int engine, int64_t d) { return engine == attn::kEngineMfma ? int(d / 2) : 0; }
 
+// Resident blocks per CU / SM of `engine` at these tiles, from the register
+// estimates and the shared memory of a block.
+int BlocksPerCu(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t stages, int64_t d,
+                int64_t smem, const ArchInfo& arch) {
+  ResourceUsage usage;
+  usage.registers = RegisterEstimate(engine, bm, bn, waves, stages, d, arch);
+  usage.accum_registers = AccumEstimate(engine, d);
+  usage.lds_bytes = int(smem);
+  return EstimateOccupancy(usage, int(waves * arch.wave_size), arch).blocks_per_cu;
+}
+
 // Register budget per thread the estimate must stay within.
 int RegisterBudget(const ArchInfo& arch) {
   // AMD: 256 architectural VGPRs (CDNA's AGPRs hold only MFMA results).
@@ -170,14 +181,10 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
                                   {32, 32, 1, 2},  {32, 32, 1, 1}};
       const int d = int(shape.GetOr("d", 128)), elem = int(DTypeSize(shape.dtype()));
       std::stable_partition(tiles.begin(), tiles.end(), [&](const Tiles& t) {
-        ResourceUsage usage;
-        usage.registers = RegisterEstimate(attn::kEngineMfma, t.block_m, t.block_n, t.waves,
-                                           t.stages, d, arch);
-        usage.accum_registers = AccumEstimate(attn::kEngineMfma, d);
-        usage.lds_bytes = attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n),
-                                          int(t.stages), d, elem);
-        const int threads = int(t.waves) * arch.wave_size;
-        return EstimateOccupancy(usage, threads, arch).blocks_per_cu * t.waves >= 4;
+        const int smem = attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n),
+                                         int(t.stages), d, elem);
+        return BlocksPerCu(attn::kEngineMfma, t.block_m, t.block_n, t.waves, t.stages, d, smem,
+                           arch) * t.waves >= 4;
       });
       return tiles;
     }
@@ -420,15 +427,10 @@ class SparseAttnTemplate final : public KernelTemplate {
                               const LaunchArgs& args, LaunchPlan& plan) const override;
 };
 
-// Blocks of a launch resident on the device at once, from the register
-// estimate and the shared memory of a block.
+// Blocks of a launch resident on the device at once.
 int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t stages,
-                       int64_t d, const ArchInfo& arch, int64_t threads, int64_t smem) {
-  ResourceUsage usage;
-  usage.registers = RegisterEstimate(engine, bm, bn, waves, stages, d, arch);
-  usage.accum_registers = AccumEstimate(engine, d);
-  usage.lds_bytes = int(smem);
-  return int64_t(EstimateOccupancy(usage, int(threads), arch).blocks_per_cu) *
+                       int64_t d, const ArchInfo& arch, int64_t smem) {
+  return int64_t(BlocksPerCu(engine, bm, bn, waves, stages, d, smem, arch)) *
          std::max(1, arch.compute_units);
 }
 
@@ -600,7 +602,7 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const bool persistent = WarpSpecialized(engine, bm, waves);
   bool rank_major = false;
   if (mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
-    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d, arch, threads, smem);
+    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d, arch, smem);
     rank_major = resident >= kRankMajorMinBlocksPerHead * hq &&
                  q_tiles * b * hq <= kRankMajorMaxWaves * resident;
   }

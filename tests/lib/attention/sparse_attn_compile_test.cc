@@ -36,16 +36,46 @@ constexpr int kMmaSpillBytes = 16;
                           ::testing::HasSubstr("warpgroup.wait is injected"));
 }
 
+// What a test compiles with: the target and the arch of a name.
+struct CompileFor {
+  Target target;
+  ArchInfo arch;
+};
+
+// CompileFor `name`; *skip says why its compiler cannot run here (empty
+// when it can).
+absl::StatusOr<CompileFor> ForCompiling(const std::string& name, std::string* skip) {
+  absl::StatusOr<Target> target = ParseTarget(name);
+  if (!target.ok()) return target.status();
+  absl::StatusOr<ArchInfo> arch = LookupArch(name);
+  if (!arch.ok()) return arch.status();
+  absl::StatusOr<Backend*> backend = BackendFor(target->vendor);
+  absl::Status compiler = backend.ok() ? (*backend)->Compiler().status() : backend.status();
+  skip->assign(compiler.ok() ? "" : std::string(compiler.message()));
+  return CompileFor{*target, *arch};
+}
+
+// An attention shape of one batch, 8 heads, 4096 queries and keys.
+Shape AttnShape(DType dtype, int d, int layout, int block = 128) {
+  return Shape(dtype)
+      .Set("b", 1)
+      .Set("hq", 8)
+      .Set("hkv", 8)
+      .Set("lq", 4096)
+      .Set("lk", 4096)
+      .Set("d", d)
+      .Set("block", block)
+      .Set("layout", layout);
+}
+
 TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
   const std::string arch_name = GetParam();
-  absl::StatusOr<Target> target = ParseTarget(arch_name);
-  ASSERT_TRUE(target.ok()) << target.status();
-  absl::StatusOr<ArchInfo> arch = LookupArch(arch_name);
-  ASSERT_TRUE(arch.ok()) << arch.status();
-  absl::StatusOr<Backend*> backend = BackendFor(target->vendor);
-  if (!backend.ok()) GTEST_SKIP() << backend.status().message();
-  absl::StatusOr<CompilerInfo> compiler = (*backend)->Compiler();
-  if (!compiler.ok()) GTEST_SKIP() << compiler.status().message();
+  std::string skip;
+  absl::StatusOr<CompileFor> c = ForCompiling(arch_name, &skip);
+  ASSERT_TRUE(c.ok()) << c.status();
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const Target& target = c->target;
+  const ArchInfo& arch = c->arch;
 
   const KernelTemplate& t = SparseAttnKernelTemplate();
   for (int layout = 0; layout <= int(AttentionLayout::kCustom); ++layout) {
@@ -53,28 +83,20 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
         layout == int(AttentionLayout::kBigBird) || layout == int(AttentionLayout::kStrided);
     for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
       for (int d : {64, 128}) {
-        Shape shape = Shape(dtype)
-                          .Set("b", 1)
-                          .Set("hq", 8)
-                          .Set("hkv", 8)
-                          .Set("lq", 4096)
-                          .Set("lk", 4096)
-                          .Set("d", d)
-                          .Set("block", block64 ? 64 : 128)
-                          .Set("layout", layout);
-        const KernelConfig config = t.DefaultConfig(shape, *arch);
+        const Shape shape = AttnShape(dtype, d, layout, block64 ? 64 : 128);
+        const KernelConfig config = t.DefaultConfig(shape, arch);
         const std::string what = absl::StrCat(
             arch_name, " ", std::string(AttentionLayoutName(AttentionLayout(layout))), " ",
             std::string(DTypeName(dtype)), " d=", d, " {", KernelConfigToString(config), "}");
-        absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, *target, *arch);
+        absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, target, arch);
         ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
         const ResourceUsage& r = compiled->resources;
-        const int engine = SparseAttnEngine(shape, *arch);
+        const int engine = SparseAttnEngine(shape, arch);
         std::printf("%-60s regs %3d agprs %3d sgprs %3d lds %6d scratch %4d spills %d\n",
                     what.c_str(), r.registers, r.accum_registers, r.scalar_registers, r.lds_bytes,
                     r.scratch_bytes, r.spills);
         EXPECT_GT(r.registers, 0) << what;
-        EXPECT_LE(r.registers, arch->max_registers_per_thread) << what;
+        EXPECT_LE(r.registers, arch.max_registers_per_thread) << what;
         // The warp-specialized wgmma engine's computing warpgroups (232
         // registers after setmaxnreg) spill a few values at d=128 and run
         // fastest anyway (bench/results/2026-12-03-h200-wgmma-ws/); the
@@ -91,16 +113,16 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
           EXPECT_THAT(compiled->log, ::testing::Not(SerializesWgmma()))
               << what << ": " << compiled->log;
         }
-        if (arch->vendor == Vendor::kAmd) {
+        if (arch.vendor == Vendor::kAmd) {
           // 256 VGPRs per lane, and VGPRs and AGPRs within the 512 of the file.
           EXPECT_LE(r.registers, 256) << what;
-          EXPECT_LE(r.registers + r.accum_registers, arch->max_registers_per_thread) << what;
+          EXPECT_LE(r.registers + r.accum_registers, arch.max_registers_per_thread) << what;
           EXPECT_EQ(r.wave_size, 64) << what;
           EXPECT_EQ(r.lds_bytes,
                     attn::SmemBytes(engine, int(config.at("BLOCK_M")), int(config.at("BLOCK_N")),
                                     int(config.at("STAGES")), d, int(DTypeSize(dtype))))
               << what;
-          EXPECT_LE(r.lds_bytes, arch->lds_bytes_per_block) << what;
+          EXPECT_LE(r.lds_bytes, arch.lds_bytes_per_block) << what;
         } else {
           EXPECT_EQ(r.lds_bytes, 0) << what << ": NVIDIA takes shared memory as dynamic";
         }
@@ -113,41 +135,32 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
 // default of each compiles for gfx90a within the register file, unspilled,
 // and keeps every SIMD of a CU busy.
 TEST(SparseAttnMfmaCompileTest, EveryHeadDimDefaultFits) {
-  absl::StatusOr<Target> target = ParseTarget("gfx90a");
-  ASSERT_TRUE(target.ok()) << target.status();
-  absl::StatusOr<ArchInfo> arch = LookupArch("gfx90a");
-  ASSERT_TRUE(arch.ok()) << arch.status();
-  absl::StatusOr<Backend*> backend = BackendFor(target->vendor);
-  if (!backend.ok()) GTEST_SKIP() << backend.status().message();
-  if (absl::Status c = (*backend)->Compiler().status(); !c.ok()) GTEST_SKIP() << c.message();
+  std::string skip;
+  absl::StatusOr<CompileFor> c = ForCompiling("gfx90a", &skip);
+  ASSERT_TRUE(c.ok()) << c.status();
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const Target& target = c->target;
+  const ArchInfo& arch = c->arch;
   const KernelTemplate& t = SparseAttnKernelTemplate();
   for (int d : {32, 64, 96, 128, 160, 192, 224, 256}) {
     for (int block : {64, 128}) {
-      const Shape shape = Shape(DType::kF16)
-                              .Set("b", 1)
-                              .Set("hq", 8)
-                              .Set("hkv", 8)
-                              .Set("lq", 4096)
-                              .Set("lk", 4096)
-                              .Set("d", d)
-                              .Set("block", block)
-                              .Set("layout", int(AttentionLayout::kCausal));
-      ASSERT_EQ(SparseAttnEngine(shape, *arch), attn::kEngineMfma);
-      const KernelConfig config = t.DefaultConfig(shape, *arch);
+      const Shape shape = AttnShape(DType::kF16, d, int(AttentionLayout::kCausal), block);
+      ASSERT_EQ(SparseAttnEngine(shape, arch), attn::kEngineMfma);
+      const KernelConfig config = t.DefaultConfig(shape, arch);
       const std::string what =
           absl::StrCat("d=", d, " block ", block, " {", KernelConfigToString(config), "}");
-      absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, *target, *arch);
+      absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, target, arch);
       ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
       const ResourceUsage& r = compiled->resources;
       EXPECT_LE(r.registers, 256) << what;
-      EXPECT_LE(r.registers + r.accum_registers, arch->max_registers_per_thread) << what;
+      EXPECT_LE(r.registers + r.accum_registers, arch.max_registers_per_thread) << what;
       EXPECT_EQ(r.spills, 0) << what;
       EXPECT_EQ(r.scratch_bytes, 0) << what;
       // Four waves per CU at least, one per SIMD, by the compiler's counts;
       // except at d = 256 with 64-row tiles, where the smallest tile pair
       // (64x32: 35 KB of LDS) leaves room for one block of two waves.
       const int waves = int(config.at("WAVES"));
-      const int per_cu = EstimateOccupancy(r, waves * 64, *arch).blocks_per_cu * waves;
+      const int per_cu = EstimateOccupancy(r, waves * 64, arch).blocks_per_cu * waves;
       EXPECT_GE(per_cu, d == 256 && block == 64 ? 2 : 4) << what;
     }
   }
@@ -157,26 +170,18 @@ TEST(SparseAttnMfmaCompileTest, EveryHeadDimDefaultFits) {
 // asynchronous and its register hand-over: ptxas reports no serialized wgmma
 // and says nothing about setmaxnreg (which it can ignore), for any mask.
 TEST(SparseAttnWgmmaCompileTest, NoWarpSpecializedConfigIsSerialized) {
-  absl::StatusOr<Target> target = ParseTarget("sm_90a");
-  ASSERT_TRUE(target.ok()) << target.status();
-  absl::StatusOr<ArchInfo> arch = LookupArch("sm_90a");
-  ASSERT_TRUE(arch.ok()) << arch.status();
-  absl::StatusOr<Backend*> backend = BackendFor(target->vendor);
-  if (!backend.ok()) GTEST_SKIP() << backend.status().message();
-  if (absl::Status c = (*backend)->Compiler().status(); !c.ok()) GTEST_SKIP() << c.message();
+  std::string skip;
+  absl::StatusOr<CompileFor> c = ForCompiling("sm_90a", &skip);
+  ASSERT_TRUE(c.ok()) << c.status();
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const Target& target = c->target;
+  const ArchInfo& arch = c->arch;
   const KernelTemplate& t = SparseAttnKernelTemplate();
   int compiled_configs = 0;
   for (int layout : {int(AttentionLayout::kDense), int(AttentionLayout::kCausal),
                      int(AttentionLayout::kSlidingWindow)}) {
     for (int d : {64, 128}) {
-      const Shape shape = Shape(DType::kBF16)
-                              .Set("b", 1)
-                              .Set("hq", 8)
-                              .Set("hkv", 8)
-                              .Set("lq", 4096)
-                              .Set("lk", 4096)
-                              .Set("d", d)
-                              .Set("layout", layout);
+      const Shape shape = AttnShape(DType::kBF16, d, layout);
       for (int64_t bm : {64, 128}) {
         for (int64_t bn : {64, 128}) {
           for (int64_t stages : {2, 3}) {
@@ -184,9 +189,9 @@ TEST(SparseAttnWgmmaCompileTest, NoWarpSpecializedConfigIsSerialized) {
                 {"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", bm / 16 + 4}, {"STAGES", stages}};
             const std::string what = absl::StrCat("layout ", layout, " d=", d, " {",
                                                   KernelConfigToString(config), "}");
-            if (!t.ValidateConfig(config, shape, *arch).ok()) continue;
+            if (!t.ValidateConfig(config, shape, arch).ok()) continue;
             absl::StatusOr<CompiledKernel> compiled =
-                CompileTemplate(t, shape, config, *target, *arch);
+                CompileTemplate(t, shape, config, target, arch);
             ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
             EXPECT_THAT(compiled->log, ::testing::Not(SerializesWgmma())) << what;
             EXPECT_THAT(compiled->log, ::testing::Not(::testing::HasSubstr("setmaxnreg"))) << what;
