@@ -156,19 +156,25 @@ absl::Status EnsureSchema(SqliteDb& db, absl::string_view arch,
                           absl::Span<const Migration> migrations, int target_version) {
   JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaInfo(db));
   const std::string& path = db.path();
-  if (info.empty && info.application_id == 0 && info.version == 0) {
+  if (info.application_id == 0 && info.version == 0) {
     if (db.read_only()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("database ", path, " is empty and read-only"));
+      if (info.empty) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("database ", path, " is empty and read-only"));
+      }
+    } else {
+      // Several processes may find the new file empty; the first to take
+      // the write lock creates the tables, the others see them inside the
+      // lock. Outside it the pragmas and the table list are read apart, so
+      // a file another process is creating can show its tables without its
+      // application_id yet: that too is settled under the lock.
+      JITK_RETURN_IF_ERROR(db.WriteTransaction([&]() -> absl::Status {
+        JITK_ASSIGN_OR_RETURN(SchemaInfo again, ReadSchemaInfo(db));
+        if (again.empty) return CreateTables(db, arch, target_version);
+        return absl::OkStatus();
+      }));
+      JITK_ASSIGN_OR_RETURN(info, ReadSchemaInfo(db));
     }
-    // Several processes may find the new file empty; the first to take the
-    // write lock creates the tables, the others see them inside the lock.
-    JITK_RETURN_IF_ERROR(db.WriteTransaction([&]() -> absl::Status {
-      JITK_ASSIGN_OR_RETURN(SchemaInfo again, ReadSchemaInfo(db));
-      if (again.empty) return CreateTables(db, arch, target_version);
-      return absl::OkStatus();
-    }));
-    JITK_ASSIGN_OR_RETURN(info, ReadSchemaInfo(db));
   }
   if (info.application_id != kApplicationId) {
     return absl::DataLossError(absl::StrCat("database ", path, " is not a jitk cache DB",
