@@ -34,6 +34,7 @@
 #include "sparse_attn_mma.h"
 #include "sparse_attn_params.h"
 #include "sparse_attn_staged.h"
+#include "sparse_attn_tma_ops.h"
 #include "sparse_attn_wgmma.h"
 #include "sparse_attn_wgmma_ws.h"
 
@@ -182,6 +183,97 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   engine.finish(output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h), q0, p.len_q);
 }
 
+#if JITK_ATTN_HAS_TMA
+// attention_tile for the mma engine on sm_90+: one thread copies each K / V
+// tile with the tensor-memory engine, one box per tensor whose rows are as
+// wide as the padded rows (the columns past HEAD_DIM lie outside the tensor
+// and arrive as zeros, as do rows past its end), landing on the stage's
+// mbarrier. On the engine's loop alone the 16 cp.async per thread and tile
+// of attention_tile cost 23 % and two such copies 3 %: issued in one burst,
+// the cp.async held up the warps' ldmatrix
+// (bench/results/2026-12-04-h200-mma-peak/). Q, copied once, stays with
+// cp.async. bars: one mbarrier per stage.
+template <typename E, int MASK>
+JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
+                                    char* smem, u32 bars, TileSlot* slots) {
+  typedef typename E::Elem T;
+  constexpr int BM = E::kBlockM;
+  constexpr int BN = E::kBlockN;
+  constexpr int S = E::kStages;
+  constexpr int D = E::kHeadDim;
+  constexpr int kRow = PaddedRow(D, int(sizeof(T)));
+  constexpr int kKV = BN * kRow;  // elements of one K (or V) tile
+  static_assert(!Swizzled<E>::value && E::kQInShared, "padded rows, Q in shared memory");
+
+  const GridTile g = grid_tile<BM, MASK>(p);
+  const int q0 = g.q0, h = g.h, b = g.b;
+  const int hk = h / (p.heads_q / p.heads_kv);
+  const KvSchedule sched = query_schedule(p, q0, h, b, BN);
+  if (sched.n_tiles == 0) {
+    write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, b, h), p.o_stride_l,
+                                            lse_rows(p, b, h), q0, p.len_q);
+    return;
+  }
+
+  T* sq = reinterpret_cast<T*>(smem);
+  T* skv = sq + BM * kRow;
+  const bool copier = threadIdx.x == 0;
+  auto load_kv = [&](int stage, int kv0) {
+    const u32 bar = bars + 8 * stage;
+    const u32 dst = smem_ptr(skv + stage * 2 * kKV);
+    mbar_arrive_expect_tx(bar, 2 * kKV * int(sizeof(T)));
+    tma_load_4d(dst, &maps.k, 0, kv0, hk, b, bar);
+    tma_load_4d(dst + kKV * int(sizeof(T)), &maps.v, 0, kv0, hk, b, bar);
+  };
+
+  E engine;
+  engine.begin(nullptr, 0, q0, p.len_q);
+  load_tile<E, BM>(sq, head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, b, h), p.q_stride_l, q0,
+                   p.len_q);
+  cp_async_commit();
+  if (copier) {
+#pragma unroll
+    for (int s = 0; s < S; ++s) mbar_init(bars + 8 * s, 1);
+    mbar_init_fence();
+#pragma unroll
+    for (int t = 0; t < S - 1; ++t) {
+      if (t < sched.n_tiles) {
+        bool partial;
+        const int kv0 = sched.tile_start(t, &partial);
+        load_kv(t, kv0);
+        slots[t] = TileSlot{kv0, partial};
+      }
+    }
+  }
+
+  KvCursor fill;  // the copying thread's: the tile loaded next
+  fill.seek(sched, S - 1);
+  auto refill = [&](int next) {
+    if (copier && next < sched.n_tiles) {
+      load_kv(next % S, fill.start);
+      slots[next % S] = TileSlot{fill.start, fill.partial};
+      fill.advance(sched);
+    }
+  };
+  cp_async_wait<0>();  // Q, published by the loop's first barrier
+  block_sync();        // the mbarriers' inits, before anyone waits on them
+  for (int t = 0; t < sched.n_tiles; ++t) {
+    if constexpr (S == 1) refill(t);
+    mbar_wait(bars + 8 * (t % S), (t / S) & 1);
+    // Every thread is past tile t - 1, so its stage takes tile t + S - 1,
+    // and tile t's slot (written before this barrier) is visible.
+    block_sync();
+    if constexpr (S > 1) refill(t + S - 1);
+    if (t == 0) engine.load_q(sq);
+    const T* stage = skv + (t % S) * 2 * kKV;
+    const TileSlot cur = slots[t % S];
+    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial != 0, p);
+    if constexpr (S == 1) block_sync();  // before the next tile overwrites the only stage
+  }
+  engine.finish(output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h), q0, p.len_q);
+}
+#endif
+
 }  // namespace attn
 
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
@@ -207,6 +299,24 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
         p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
   }
 }
+
+#if JITK_ATTN_HAS_TMA && JITK_ATTN_HAS_MMA
+// The mma engine with tensor-memory copies (sm_90+): its own entry point,
+// the maps in parameter space.
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+__global__ void __launch_bounds__(WAVES * kWaveSize)
+    sparse_attn_tma_fwd(const __grid_constant__ SparseAttnParams p,
+                        const __grid_constant__ SparseAttnTensorMaps maps) {
+  constexpr int kSmem =
+      attn::SmemBytes(attn::kEngineMma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
+  extern __shared__ __align__(128) char smem[];  // tensor copies land on 128 bytes
+  char* slots = smem + kSmem - STAGES * attn::kTileSlotBytes;
+  typedef attn::MmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> Engine;
+  attn::attention_tile_tma<Engine, MASK>(p, maps, smem,
+                                         attn::smem_ptr(slots - attn::MmaBarrierBytes(STAGES)),
+                                         reinterpret_cast<attn::TileSlot*>(slots));
+}
+#endif
 
 #if JITK_ATTN_HAS_WGMMA
 // The warp-specialized wgmma engine (WgmmaWarpSpecialized configs): its own

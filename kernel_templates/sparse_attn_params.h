@@ -89,6 +89,8 @@ JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves
   return waves == block_m / 16 + 4;
 }
 JITK_ATTN_HOST_DEVICE constexpr int WgmmaBarrierBytes(int stages) { return (2 + 3 * stages) * 8; }
+// The mma engine's tensor-copy pipeline (sm_90+): one mbarrier per stage.
+JITK_ATTN_HOST_DEVICE constexpr int MmaBarrierBytes(int stages) { return stages * 8; }
 
 // Registers per thread of the warp-specialized engine after setmaxnreg: the
 // copying warpgroup keeps kWgmmaCopyRegisters (its loop fits without
@@ -130,8 +132,10 @@ JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block
   // wgmma reads unpadded, swizzled rows.
   int row = (engine == kEngineWgmma ? head_dim : PaddedRow(head_dim, elem_bytes)) * elem_bytes;
   int kv = 2 * stages * block_n * row;
-  // The tile slots last; before them, the wgmma engine's barriers.
-  int slots = stages * kTileSlotBytes + (engine == kEngineWgmma ? WgmmaBarrierBytes(stages) : 0);
+  // The tile slots last; before them, the wgmma or mma engine's barriers.
+  int slots = stages * kTileSlotBytes + (engine == kEngineWgmma ? WgmmaBarrierBytes(stages)
+                                         : engine == kEngineMma ? MmaBarrierBytes(stages)
+                                                                : 0);
   int q = block_m * row;
   if (engine == kEngineFma) return q + kv + block_m * (block_n + 4) * 4 + slots;  // + fp32 P tile
   return q + kv + slots;

@@ -51,6 +51,12 @@ int NvidiaSm(const ArchInfo& arch) {
   return absl::SimpleAtoi(digits, &sm) ? sm : 0;
 }
 
+// The mma engine copying K and V with the tensor-memory engine (its own
+// kernel, sparse_attn_tma_fwd, taking tensor maps): on sm_90 and later.
+bool MmaTensorCopies(int engine, const ArchInfo& arch) {
+  return engine == attn::kEngineMma && NvidiaSm(arch) >= 90;
+}
+
 absl::string_view DeviceType(DType dtype) {
   switch (dtype) {
     case DType::kF32:
@@ -420,6 +426,9 @@ class SparseAttnTemplate final : public KernelTemplate {
                      ", ", config.at("STAGES"), ", ", *shape.Get("d"), ", ",
                      DeviceType(shape.dtype()), ", ", MaskKindOf(shape));
     if (WarpSpecialized(engine, config)) return absl::StrCat("jitk::sparse_attn_ws_fwd<", tiles, ">");
+    if (MmaTensorCopies(engine, arch)) {
+      return absl::StrCat("jitk::sparse_attn_tma_fwd<", tiles, ">");
+    }
     return absl::StrCat("jitk::sparse_attn_fwd<", tiles, ", ", engine, ">");
   }
 
@@ -626,8 +635,13 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
       plan.dynamic_shared_bytes =
           std::max(plan.dynamic_shared_bytes, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
     }
+  }
+  const bool padded_boxes = MmaTensorCopies(engine, arch);
+  if (persistent || padded_boxes) {
     // Tensor maps of q, k, v and o as [b][heads][len][d] in the second argument:
-    // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows.
+    // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows,
+    // or for the mma engine unswizzled boxes as wide as its padded rows (the
+    // columns past d read as zeros).
     const size_t at = plan.args.Add(SparseAttnTensorMaps{});
     auto tensor_map = [&](size_t field, const void* base, int64_t len, int64_t heads,
                           long long stride_l, long long stride_h, long long stride_b,
@@ -641,8 +655,9 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
                                    uint64_t(stride_b * elem)};
       std::copy(dims, dims + 4, r.dims);
       std::copy(strides, strides + 3, r.strides);
-      r.box[0] = 64;
+      r.box[0] = padded_boxes ? uint32_t(attn::PaddedRow(int(d), int(elem))) : 64;
       r.box[1] = uint32_t(rows);
+      r.swizzle_128b = !padded_boxes;
       r.box[2] = r.box[3] = 1;
       plan.tensor_maps.push_back(r);
     };
@@ -676,6 +691,10 @@ int SparseAttnEngine(const Shape& shape, const ArchInfo& arch) {
     return attn::kEngineMfma;
   }
   return attn::kEngineFma;
+}
+
+bool SparseAttnMmaTensorCopies(const Shape& shape, const ArchInfo& arch) {
+  return MmaTensorCopies(SparseAttnEngine(shape, arch), arch);
 }
 
 int SparseAttnRegisterEstimate(const KernelConfig& config, const Shape& shape,

@@ -33,6 +33,10 @@ const KernelTemplate& SparseAttnKernelTemplate();
 // plain FMA otherwise. REQUIRES: ValidateShape(shape) is OK.
 int SparseAttnEngine(const Shape& shape, const ArchInfo& arch);
 
+// Whether the kernel for `shape` on `arch` is the mma engine's with K and V
+// brought by tensor-memory copies (sparse_attn_tma_fwd: sm_90 and later).
+bool SparseAttnMmaTensorCopies(const Shape& shape, const ArchInfo& arch);
+
 // Rough registers per thread of a config (calibrated on ptxas / hiprtc
 // reports); ValidateConfig refuses configs whose estimate exceeds the
 // architecture's budget, so defaults do not spill.

@@ -66,8 +66,8 @@ struct Dim3 {
 // A tensor-memory-access descriptor (Hopper's TMA; the driver's 128-byte
 // format is opaque) for a kernel argument: a tiled view of a tensor of
 // 16-bit elements, innermost dimension first, whose boxes are copied
-// between global and shared memory with the 128-byte swizzle (zeros read
-// outside the tensor, nothing written there).
+// between global and shared memory with the 128-byte swizzle or row after
+// row (zeros read outside the tensor, nothing written there).
 struct TensorMapRequest {
   size_t offset = 0;  // where the 128 bytes go in the packed arguments
   const void* base = nullptr;
@@ -75,6 +75,7 @@ struct TensorMapRequest {
   uint64_t dims[5] = {};      // elements
   uint64_t strides[4] = {};   // bytes, of dims 1..rank-1
   uint32_t box[5] = {};       // elements per copy
+  bool swizzle_128b = true;   // else the box lands row after row, unswizzled
 };
 inline constexpr size_t kTensorMapBytes = 128;
 

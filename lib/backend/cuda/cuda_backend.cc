@@ -216,7 +216,8 @@ class CudaBackend final : public Backend {
     CUresult result = api_->cuTensorMapEncodeTiled(
         &encoded, CU_TENSOR_MAP_DATA_TYPE_UINT16, cuuint32_t(request.rank),
         const_cast<void*>(request.base), request.dims, request.strides, request.box,
-        element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        request.swizzle_128b ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (result != CUDA_SUCCESS) {
       std::string dims, strides, box;

@@ -1,6 +1,9 @@
 // The sparse_attn template compiled by g++ for 32-lane waves and run on the
 // SIMT emulator: the NVIDIA mma.sync engine (fragment layouts of the PTX
 // ISA) and the FMA engine, on every layout, against the fp64 reference.
+// The mma.sync cases plan for sm_80, whose kernel copies with cp.async: from
+// sm_90 on, tensor-memory copies (sparse_attn_tma_fwd) bring the same tiles,
+// and only a GPU runs them.
 #include <algorithm>
 #include <iterator>
 #include <vector>
@@ -123,7 +126,7 @@ TEST(EmulatedWave32Test, MaskScoresMatchElementMask) {
 TEST(EmulatedWave32Test, MmaF16CausalGqaOddLengths) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 100, 32);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kF16, 2, 1, 100, 100, 64), Config(32, 32, 2, 2), "sm_90",
+  EmulatedRun run{Make(DType::kF16, 2, 1, 100, 100, 64), Config(32, 32, 2, 2), "sm_80",
                   "jitk::sparse_attn_fwd<32, 32, 2, 2, 64, jitk::f16, 1, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 32, 2, 2, 64, jitk_emu32::f16, 1, 1>, run, *mask);
 }
@@ -132,7 +135,7 @@ TEST(EmulatedWave32Test, MmaBf16SlidingWindowBlhd) {
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(90, 130, 40, 8, true, 32);
   ASSERT_TRUE(mask.ok()) << mask.status();
   EmulatedRun run{Make(DType::kBF16, 2, 2, 90, 130, 32, /*blhd=*/true), Config(32, 16, 2, 3),
-                  "sm_90", "jitk::sparse_attn_fwd<32, 16, 2, 3, 32, jitk::bf16, 2, 1>"};
+                  "sm_80", "jitk::sparse_attn_fwd<32, 16, 2, 3, 32, jitk::bf16, 2, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 16, 2, 3, 32, jitk_emu32::bf16, 2, 1>, run,
                  *mask);
 }
@@ -145,7 +148,7 @@ TEST(EmulatedWave32Test, MmaF16CausalTileOrders) {
   ASSERT_TRUE(mask.ok()) << mask.status();
   for (int compute_units : {0, 1}) {
     SCOPED_TRACE(compute_units == 0 ? "rank-major" : "head-major");
-    EmulatedRun run{Make(DType::kF16, 3, 1, 100, 100, 32), Config(32, 32, 2, 2), "sm_90",
+    EmulatedRun run{Make(DType::kF16, 3, 1, 100, 100, 32), Config(32, 32, 2, 2), "sm_80",
                     "jitk::sparse_attn_fwd<32, 32, 2, 2, 32, jitk::f16, 1, 1>"};
     run.problem.batch = 2;
     run.compute_units = compute_units;
@@ -159,7 +162,7 @@ TEST(EmulatedWave32Test, MmaF16CausalTileOrders) {
 TEST(EmulatedWave32Test, MmaF16DenseTwoMTilesPerWarp) {
   absl::StatusOr<BlockMask> mask = BlockMask::Dense(70, 75, 64);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kF16, 1, 1, 70, 75, 64), Config(64, 32, 2, 1), "sm_90",
+  EmulatedRun run{Make(DType::kF16, 1, 1, 70, 75, 64), Config(64, 32, 2, 1), "sm_80",
                   "jitk::sparse_attn_fwd<64, 32, 2, 1, 64, jitk::f16, 0, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 32, 2, 1, 64, jitk_emu32::f16, 0, 1>, run, *mask);
 }
@@ -171,7 +174,7 @@ TEST(EmulatedWave32Test, MmaF16DenseTwoMTilesPerWarp) {
 TEST(EmulatedWave32Test, MmaF16CausalTwoPassStagesLargeScores) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 128);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 128, 2, 2), "sm_90",
+  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 128, 2, 2), "sm_80",
                   "jitk::sparse_attn_fwd<64, 128, 2, 2, 64, jitk::f16, 1, 1>"};
   run.scale = 4.0f;
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 128, 2, 2, 64, jitk_emu32::f16, 1, 1>, run,
@@ -184,7 +187,7 @@ TEST(EmulatedWave32Test, MmaF16SlidingBidirectionalTwoMTiles) {
   for (int window : {37, 1000}) {
     absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(150, 170, window, 6, false, 64);
     ASSERT_TRUE(mask.ok()) << mask.status();
-    EmulatedRun run{Make(DType::kF16, 1, 1, 150, 170, 64), Config(64, 64, 2, 2), "sm_90",
+    EmulatedRun run{Make(DType::kF16, 1, 1, 150, 170, 64), Config(64, 64, 2, 2), "sm_80",
                     "jitk::sparse_attn_fwd<64, 64, 2, 2, 64, jitk::f16, 3, 1>"};
     RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 64, 2, 2, 64, jitk_emu32::f16, 3, 1>, run,
                    *mask);
@@ -194,7 +197,7 @@ TEST(EmulatedWave32Test, MmaF16SlidingBidirectionalTwoMTiles) {
 TEST(EmulatedWave32Test, MmaBf16DenseTwoPassStages) {
   absl::StatusOr<BlockMask> mask = BlockMask::Dense(130, 200, 128);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kBF16, 1, 1, 130, 200, 32), Config(64, 128, 2, 3), "sm_90",
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 130, 200, 32), Config(64, 128, 2, 3), "sm_80",
                   "jitk::sparse_attn_fwd<64, 128, 2, 3, 32, jitk::bf16, 0, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 128, 2, 3, 32, jitk_emu32::bf16, 0, 1>, run,
                  *mask);
@@ -207,7 +210,7 @@ TEST(EmulatedWave32Test, MmaF16StridedPerHead) {
   opts.vertical_stride = 4;
   absl::StatusOr<BlockMask> mask = BlockMask::Strided(4, 120, 120, opts);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kF16, 4, 2, 120, 120, 32), Config(16, 16, 1, 2), "sm_90",
+  EmulatedRun run{Make(DType::kF16, 4, 2, 120, 120, 32), Config(16, 16, 1, 2), "sm_80",
                   "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 1, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 1, 1>, run, *mask);
 }
@@ -285,7 +288,7 @@ TEST(EmulatedWave32Test, MmaF16OutOfRangeBlockIndicesAreMasked) {
     raw.kv_indices[qb * n + 1] = bad[qb];
     raw.kv_indices[qb * n + 2] = 2;
   }
-  EmulatedRun run{Make(DType::kF16, 1, 1, len, len, 32), Config(32, 32, 2, 2), "sm_90",
+  EmulatedRun run{Make(DType::kF16, 1, 1, len, len, 32), Config(32, 32, 2, 2), "sm_80",
                   "jitk::sparse_attn_fwd<32, 32, 2, 2, 32, jitk::f16, 0, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 32, 2, 2, 32, jitk_emu32::f16, 0, 1>, run, *mask,
                  &raw);

@@ -27,6 +27,12 @@ constexpr int kSpecializedSpillBytes = 96;
 // loaded), loaded once per key block (SASS in
 // bench/results/2026-12-04-h200-mma-sync/run2).
 constexpr int kMmaSpillBytes = 16;
+// From sm_90 on, the mma engine's kernel waits for its tensor copies on an
+// mbarrier in the tile loop, and ptxas then keeps 64 bytes of the two-sided
+// sliding-window kernel at d=128 in local memory (238 bytes stored and
+// loaded); that kernel still runs 1.07x faster than with cp.async
+// (bench/results/2026-12-04-h200-mma-tma/run1).
+constexpr int kMmaTmaSpillBytes = 256;
 
 // ptxas's word that wgmma will not overlap: it serializes them (C7514,
 // C7515, C7518) or waits for one in flight where registers it writes are
@@ -104,9 +110,11 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
         const bool specialized =
             engine == attn::kEngineWgmma &&
             attn::WgmmaWarpSpecialized(int(config.at("BLOCK_M")), int(config.at("WAVES")));
-        const int allowed = specialized                              ? kSpecializedSpillBytes
-                            : engine == attn::kEngineMma && d == 128 ? kMmaSpillBytes
-                                                                     : 0;
+        const bool mma128 = engine == attn::kEngineMma && d == 128;
+        const int allowed = specialized                                      ? kSpecializedSpillBytes
+                            : mma128 && SparseAttnMmaTensorCopies(shape, arch) ? kMmaTmaSpillBytes
+                            : mma128                                         ? kMmaSpillBytes
+                                                                             : 0;
         EXPECT_LE(r.spills, allowed) << what;
         EXPECT_LE(r.scratch_bytes, allowed) << what;
         if (engine == attn::kEngineWgmma) {

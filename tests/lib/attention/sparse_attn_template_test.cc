@@ -223,9 +223,13 @@ TEST(SparseAttnTemplateTest, ValidateConfigRejects) {
 
 TEST(SparseAttnTemplateTest, NameExpression) {
   KernelConfig c = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
-  absl::StatusOr<std::string> name = T().NameExpression(c, AttnShape(DType::kF16), Arch("sm_90"));
+  absl::StatusOr<std::string> name = T().NameExpression(c, AttnShape(DType::kF16), Arch("sm_80"));
   ASSERT_THAT(name, IsOk());
   EXPECT_EQ(*name, "jitk::sparse_attn_fwd<64, 64, 4, 2, 128, jitk::f16, 1, 1>");
+  // From sm_90 on, the mma engine's kernel copies with tensor maps.
+  name = T().NameExpression(c, AttnShape(DType::kF16), Arch("sm_90"));
+  ASSERT_THAT(name, IsOk());
+  EXPECT_EQ(*name, "jitk::sparse_attn_tma_fwd<64, 64, 4, 2, 128, jitk::f16, 1>");
   // The sliding-window layout selects its element mask; fp32 the FMA engine.
   KernelConfig f = {{"BLOCK_M", 64}, {"BLOCK_N", 32}, {"WAVES", 4}, {"STAGES", 2}};
   name = T().NameExpression(f, AttnShape(DType::kF32, 128, 2), Arch("sm_90"));
@@ -258,19 +262,20 @@ LaunchArgs GoodArgs(int64_t mask_heads = 8) {
 
 TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
   const Shape s = AttnShape(DType::kF16);
-  const ArchInfo sm90 = Arch("sm_90");
-  const KernelConfig c = T().DefaultConfig(s, sm90);
+  const ArchInfo sm80 = Arch("sm_80");
+  const KernelConfig c = T().DefaultConfig(s, sm80);
   LaunchPlan plan;
   LaunchArgs args = GoodArgs();
   // BLHD strides for q.
   args.Int("q_stride_b", 1000 * 8 * 128).Int("q_stride_h", 128).Int("q_stride_l", 8 * 128);
-  ASSERT_THAT(T().PlanLaunch(c, s, sm90, args, plan), IsOk());
+  ASSERT_THAT(T().PlanLaunch(c, s, sm80, args, plan), IsOk());
   EXPECT_EQ(plan.grid.x, 8u) << "rank-major: heads first";
   EXPECT_EQ(plan.grid.y, (1000u + 127) / 128);
   EXPECT_EQ(plan.grid.z, 2u);
   EXPECT_EQ(plan.block.x, 4u * 32);
   EXPECT_EQ(plan.dynamic_shared_bytes,
-            uint32_t(attn::SmemBytes(attn::kEngineMma, 128, 64, 2, 128, 2)));
+            uint32_t(attn::SmemBytes(attn::kEngineMma, int(c.at("BLOCK_M")), int(c.at("BLOCK_N")),
+                                     int(c.at("STAGES")), 128, 2)));
   ASSERT_EQ(plan.args.count(), 1u);
   SparseAttnParams p;
   std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
@@ -361,6 +366,36 @@ TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
   EXPECT_EQ(got.grid.x, 65536u);
 }
 
+// The mma engine on sm_90 reads K and V through tensor maps whose boxes are
+// as wide as its padded shared-memory rows, unswizzled; sm_80 copies with
+// cp.async and takes the parameters alone.
+TEST(SparseAttnTemplateTest, PlanLaunchMmaCopiesPaddedBoxes) {
+  for (int64_t d : {64, 128}) {
+    const Shape s = AttnShape(DType::kBF16, d);
+    const KernelConfig c = {{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+    LaunchPlan plan;
+    ASSERT_THAT(T().PlanLaunch(c, s, Arch("sm_90"), GoodArgs(), plan), IsOk());
+    ASSERT_EQ(plan.args.count(), 2u) << d;
+    ASSERT_EQ(plan.tensor_maps.size(), 4u) << d;
+    const TensorMapRequest& k = plan.tensor_maps[1];
+    const TensorMapRequest& v = plan.tensor_maps[2];
+    EXPECT_EQ(k.base, Addr(0x20000));
+    EXPECT_EQ(v.base, Addr(0x30000));
+    const uint32_t row = uint32_t(attn::PaddedRow(int(d), 2));
+    EXPECT_GT(row, uint32_t(d)) << "the padding columns lie outside the tensor: zeros";
+    EXPECT_THAT(std::vector<uint32_t>(k.box, k.box + 4), ::testing::ElementsAre(row, 64, 1, 1));
+    EXPECT_THAT(std::vector<uint32_t>(v.box, v.box + 4), ::testing::ElementsAre(row, 64, 1, 1));
+    EXPECT_THAT(std::vector<uint64_t>(k.dims, k.dims + 4), ::testing::ElementsAre(d, 1000, 2, 2));
+    EXPECT_FALSE(k.swizzle_128b);
+    EXPECT_EQ(plan.dynamic_shared_bytes,
+              uint32_t(attn::SmemBytes(attn::kEngineMma, 128, 64, 2, int(d), 2)));
+
+    ASSERT_THAT(T().PlanLaunch(c, s, Arch("sm_80"), GoodArgs(), plan), IsOk());
+    EXPECT_EQ(plan.args.count(), 1u) << d;
+    EXPECT_TRUE(plan.tensor_maps.empty()) << d;
+  }
+}
+
 // O leaves the warp-specialized kernel through its own map: o's length,
 // heads and strides (here BLHD while q stays BHLD), BLOCK_M rows per box.
 TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedMapsOutput) {
@@ -425,6 +460,7 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedGridIsPersistent) {
               ::testing::ElementsAre(128 * 2, 1000 * 128 * 2, 8 * 1000 * 128 * 2));
   EXPECT_THAT(std::vector<uint32_t>(q.box, q.box + 4), ::testing::ElementsAre(64, 128, 1, 1));
   EXPECT_THAT(std::vector<uint32_t>(k.box, k.box + 4), ::testing::ElementsAre(64, 128, 1, 1));
+  EXPECT_TRUE(k.swizzle_128b) << "wgmma reads the 128-byte swizzle";
   EXPECT_EQ(o.base, Addr(0x40000));
   EXPECT_THAT(std::vector<uint64_t>(o.dims, o.dims + 4), ::testing::ElementsAre(128, 1000, 8, 2));
   EXPECT_THAT(std::vector<uint64_t>(o.strides, o.strides + 3),
