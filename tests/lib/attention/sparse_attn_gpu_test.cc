@@ -233,6 +233,14 @@ std::vector<Case> AllCases() {
       }
     }
   }
+  // Head dims the wgmma engine does not take: the mma engine on every NVIDIA
+  // target, with tensor copies from sm_90 on (boxes of d + 8 columns).
+  for (int d : {32, 96}) {
+    for (AttentionLayout layout : {AttentionLayout::kCausal, AttentionLayout::kDense}) {
+      const DType dtype = d == 32 ? DType::kF16 : DType::kBF16;
+      cases.push_back({layout, dtype, d, std::nullopt, BaseProblem(dtype, d, index++)});
+    }
+  }
   // Non-default configs of the matrix engines: stages, tile shapes, m-tiles.
   auto cfg = [](int64_t bm, int64_t bn, int64_t w, int64_t s) {
     return KernelConfig{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", w}, {"STAGES", s}};
