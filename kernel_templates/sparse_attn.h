@@ -96,6 +96,31 @@ JITK_DEVICE void load_tile(typename E::Elem* dst, const typename E::Elem* src, i
   }
 }
 
+// The walk over a query tile's key tiles: wait(t) until tile t has landed,
+// then one barrier per tile, after which the stage of tile t - 1 takes tile
+// t + STAGES - 1 (refill; with one stage, tile t before the wait), and the
+// engine computes tile t. K and V of a stage are kKV elements apart.
+template <typename E, int kKV, typename Wait, typename Refill>
+JITK_DEVICE void walk_tiles(E& engine, int n_tiles, const typename E::Elem* sq,
+                            const typename E::Elem* skv, const TileSlot* slots, int q0,
+                            const SparseAttnParams& p, const Wait& wait, const Refill& refill) {
+  typedef typename E::Elem T;
+  constexpr int S = E::kStages;
+  for (int t = 0; t < n_tiles; ++t) {
+    if constexpr (S == 1) refill(t);
+    wait(t);
+    block_sync();
+    // Every thread is past tile t - 1, so its stage takes tile t + S - 1:
+    // one barrier per tile. Tile t's slot, written before it, is visible.
+    if constexpr (S > 1) refill(t + S - 1);
+    if (t == 0) engine.load_q(sq);
+    const T* stage = skv + (t % S) * 2 * kKV;
+    const TileSlot cur = slots[t % S];
+    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial != 0, p);
+    if constexpr (S == 1) block_sync();  // before the next tile overwrites the only stage
+  }
+}
+
 // One query tile: the pipeline over its key tiles around an engine E that
 // applies element mask MASK.
 template <typename E, int MASK>
@@ -161,23 +186,14 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
     }
     cp_async_commit();
   };
-  for (int t = 0; t < sched.n_tiles; ++t) {
-    if constexpr (S == 1) refill(t);
+  auto wait = [&](int) {
     // Tile t (and Q) have landed; S - 2 later tiles may still be in flight.
     cp_async_wait<S == 1 ? 0 : S - 2>();
 #if JITK_ATTN_HAS_WGMMA
     if (Swizzled<E>::value) async_proxy_fence();  // before wgmma reads them
 #endif
-    block_sync();
-    // Every thread is past tile t - 1, so its stage takes tile t + S - 1:
-    // one barrier per tile.
-    if constexpr (S > 1) refill(t + S - 1);
-    if (t == 0) engine.load_q(sq);
-    const T* stage = skv + (t % S) * 2 * kKV;
-    const TileSlot cur = slots[t % S];
-    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial != 0, p);
-    if constexpr (S == 1) block_sync();  // before the next tile overwrites the only stage
-  }
+  };
+  walk_tiles<E, kKV>(engine, sched.n_tiles, sq, skv, slots, q0, p, wait, refill);
   // The output pointers are formed only now: kept across the loop they
   // would take registers from the tiles.
   engine.finish(output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h), q0, p.len_q);
@@ -255,21 +271,10 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
       fill.advance(sched);
     }
   };
-  cp_async_wait<0>();  // Q, published by the loop's first barrier
+  cp_async_wait<0>();  // Q, published by the walk's first barrier
   block_sync();        // the mbarriers' inits, before anyone waits on them
-  for (int t = 0; t < sched.n_tiles; ++t) {
-    if constexpr (S == 1) refill(t);
-    mbar_wait(bars + 8 * (t % S), (t / S) & 1);
-    // Every thread is past tile t - 1, so its stage takes tile t + S - 1,
-    // and tile t's slot (written before this barrier) is visible.
-    block_sync();
-    if constexpr (S > 1) refill(t + S - 1);
-    if (t == 0) engine.load_q(sq);
-    const T* stage = skv + (t % S) * 2 * kKV;
-    const TileSlot cur = slots[t % S];
-    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial != 0, p);
-    if constexpr (S == 1) block_sync();  // before the next tile overwrites the only stage
-  }
+  auto wait = [&](int t) { mbar_wait(bars + 8 * (t % S), (t / S) & 1); };
+  walk_tiles<E, kKV>(engine, sched.n_tiles, sq, skv, slots, q0, p, wait, refill);
   engine.finish(output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h), q0, p.len_q);
 }
 #endif
