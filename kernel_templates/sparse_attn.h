@@ -6,7 +6,8 @@
 // it walks the key blocks its query block lists in the block mask (full
 // blocks first, no mask work; then partial blocks with the element mask
 // MASK), BLOCK_N keys per tile, with an online softmax in fp32. K/V tiles
-// stream through STAGES shared-memory buffers (cp.async groups on NVIDIA);
+// stream through STAGES shared-memory buffers (cp.async groups on NVIDIA;
+// tensor-memory copies for the mma engine from sm_90 on, sparse_attn_tma_fwd);
 // AMD's MFMA engine keeps one in LDS (V transposed) and, at STAGES = 2,
 // loads the next into registers under the MFMAs (sparse_attn_staged.h).
 // Query blocks with no key block write zeros and LSE -inf and exit; a row
@@ -17,7 +18,8 @@
 // reverse so those with the most key blocks of a causal mask start first.
 // The warp-specialized wgmma engine is sparse_attn_ws_fwd, with a
 // persistent grid: (at most WgmmaBlocksPerSm blocks per SM, 1, 1), each
-// block walking query tiles in head-major order.
+// block walking query tiles in head-major order. Both it and
+// sparse_attn_tma_fwd take the tensor maps as a second argument.
 // Block: WAVES * wave size threads. NVIDIA takes the shared memory as dynamic
 // (SmemBytes() bytes); AMD as static LDS, so the code object reports it.
 //
@@ -220,6 +222,8 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
   constexpr int kRow = PaddedRow(D, int(sizeof(T)));
   constexpr int kKV = BN * kRow;  // elements of one K (or V) tile
   static_assert(!Swizzled<E>::value && E::kQInShared, "padded rows, Q in shared memory");
+  static_assert(BM * kRow * int(sizeof(T)) % 128 == 0 && kKV * int(sizeof(T)) % 128 == 0,
+                "tensor copies land on 128-byte boundaries");
 
   const GridTile g = grid_tile<BM, MASK>(p);
   const int q0 = g.q0, h = g.h, b = g.b;
@@ -262,7 +266,7 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
     }
   }
 
-  KvCursor fill;  // the copying thread's: the tile loaded next
+  KvCursor fill;  // the tile loaded next (the copying thread advances it)
   fill.seek(sched, S - 1);
   auto refill = [&](int next) {
     if (copier && next < sched.n_tiles) {
@@ -312,6 +316,7 @@ template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typenam
 __global__ void __launch_bounds__(WAVES * kWaveSize)
     sparse_attn_tma_fwd(const __grid_constant__ SparseAttnParams p,
                         const __grid_constant__ SparseAttnTensorMaps maps) {
+  static_assert(STAGES >= 1, "STAGES must be at least 1");
   constexpr int kSmem =
       attn::SmemBytes(attn::kEngineMma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   extern __shared__ __align__(128) char smem[];  // tensor copies land on 128 bytes

@@ -27,7 +27,7 @@ enum MaskKind {
 // How the tiles are multiplied (template parameter ENGINE).
 enum EngineKind {
   kEngineFma = 0,   // plain fp32 FMA: fp32 storage everywhere, 16-bit fallback
-  kEngineMma = 1,   // NVIDIA mma.sync m16n8k16 + ldmatrix + cp.async (sm_80+)
+  kEngineMma = 1,   // NVIDIA mma.sync m16n8k16 + ldmatrix + cp.async (sm_80+; K, V by TMA from sm_90)
   kEngineMfma = 2,  // AMD MFMA 32x32x8 (CDNA), wave64
   kEngineWgmma = 3, // NVIDIA Hopper wgmma.mma_async from swizzled shared memory (sm_90a)
 };
@@ -89,7 +89,8 @@ JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves
   return waves == block_m / 16 + 4;
 }
 JITK_ATTN_HOST_DEVICE constexpr int WgmmaBarrierBytes(int stages) { return (2 + 3 * stages) * 8; }
-// The mma engine's tensor-copy pipeline (sm_90+): one mbarrier per stage.
+// The mma engine's tensor-copy pipeline (sm_90+): one mbarrier per stage
+// (reserved on sm_80 too, where they go unused: a few bytes).
 JITK_ATTN_HOST_DEVICE constexpr int MmaBarrierBytes(int stages) { return stages * 8; }
 
 // Registers per thread of the warp-specialized engine after setmaxnreg: the
@@ -179,11 +180,13 @@ struct SparseAttnParams {
   int tile_order;     // TileOrder: how the grid's blocks map to query tiles
 };
 
-// The second argument of the warp-specialized wgmma kernel, which copies
-// with the tensor-memory engine (TMA): q and o as [batch][heads_q][len_q]
-// [head_dim], k and v likewise with heads_kv, boxes of 64 columns by BLOCK_M
-// (q, o) or BLOCK_N rows. Apart from SparseAttnParams, so the other kernels'
-// argument stays small.
+// The second argument of the kernels that copy with the tensor-memory engine
+// (TMA): q and o as [batch][heads_q][len_q][head_dim], k and v likewise with
+// heads_kv. The warp-specialized wgmma kernel's boxes are 64 columns by
+// BLOCK_M (q, o) or BLOCK_N rows, 128-byte swizzled; the mma kernel on sm_90+
+// (sparse_attn_tma_fwd) reads k and v alone, in unswizzled boxes of its padded
+// rows. Apart from SparseAttnParams, so the other kernels' argument stays
+// small.
 struct SparseAttnTensorMaps {
   attn::TensorMapBytes q, k, v, o;
 };

@@ -639,9 +639,9 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const bool padded_boxes = MmaTensorCopies(engine, arch);
   if (persistent || padded_boxes) {
     // Tensor maps of q, k, v and o as [b][heads][len][d] in the second argument:
-    // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows,
-    // or for the mma engine unswizzled boxes as wide as its padded rows (the
-    // columns past d read as zeros).
+    // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows.
+    // The mma engine reads k and v alone through maps, unswizzled boxes as
+    // wide as its padded rows (the columns past d read as zeros).
     const size_t at = plan.args.Add(SparseAttnTensorMaps{});
     auto tensor_map = [&](size_t field, const void* base, int64_t len, int64_t heads,
                           long long stride_l, long long stride_h, long long stride_b,
@@ -657,18 +657,22 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
       std::copy(strides, strides + 3, r.strides);
       r.box[0] = padded_boxes ? uint32_t(attn::PaddedRow(int(d), int(elem))) : 64;
       r.box[1] = uint32_t(rows);
-      r.swizzle_128b = !padded_boxes;
       r.box[2] = r.box[3] = 1;
+      r.swizzle_128b = !padded_boxes;
       plan.tensor_maps.push_back(r);
     };
-    tensor_map(offsetof(SparseAttnTensorMaps, q), p.q, lq, hq, p.q_stride_l, p.q_stride_h,
-               p.q_stride_b, bm);
+    if (persistent) {
+      tensor_map(offsetof(SparseAttnTensorMaps, q), p.q, lq, hq, p.q_stride_l, p.q_stride_h,
+                 p.q_stride_b, bm);
+    }
     tensor_map(offsetof(SparseAttnTensorMaps, k), p.k, lk, hkv, p.k_stride_l, p.k_stride_h,
                p.k_stride_b, bn);
     tensor_map(offsetof(SparseAttnTensorMaps, v), p.v, lk, hkv, p.v_stride_l, p.v_stride_h,
                p.v_stride_b, bn);
-    tensor_map(offsetof(SparseAttnTensorMaps, o), p.o, lq, hq, p.o_stride_l, p.o_stride_h,
-               p.o_stride_b, bm);
+    if (persistent) {
+      tensor_map(offsetof(SparseAttnTensorMaps, o), p.o, lq, hq, p.o_stride_l, p.o_stride_h,
+                 p.o_stride_b, bm);
+    }
   }
   return absl::OkStatus();
 }

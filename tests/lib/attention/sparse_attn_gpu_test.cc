@@ -235,9 +235,9 @@ std::vector<Case> AllCases() {
   }
   // Head dims the wgmma engine does not take: the mma engine on every NVIDIA
   // target, with tensor copies from sm_90 on (boxes of d + 8 columns).
-  for (int d : {32, 96}) {
+  for (int d : {16, 32, 96, 112}) {
     for (AttentionLayout layout : {AttentionLayout::kCausal, AttentionLayout::kDense}) {
-      const DType dtype = d == 32 ? DType::kF16 : DType::kBF16;
+      const DType dtype = d % 32 == 0 ? DType::kF16 : DType::kBF16;
       cases.push_back({layout, dtype, d, std::nullopt, BaseProblem(dtype, d, index++)});
     }
   }

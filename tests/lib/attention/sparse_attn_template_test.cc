@@ -230,6 +230,10 @@ TEST(SparseAttnTemplateTest, NameExpression) {
   name = T().NameExpression(c, AttnShape(DType::kF16), Arch("sm_90"));
   ASSERT_THAT(name, IsOk());
   EXPECT_EQ(*name, "jitk::sparse_attn_tma_fwd<64, 64, 4, 2, 128, jitk::f16, 1>");
+  // On sm_90a too, for the head dims the wgmma engine does not take.
+  name = T().NameExpression(c, AttnShape(DType::kF16, 96), Arch("sm_90a"));
+  ASSERT_THAT(name, IsOk());
+  EXPECT_EQ(*name, "jitk::sparse_attn_tma_fwd<64, 64, 4, 2, 96, jitk::f16, 1>");
   // The sliding-window layout selects its element mask; fp32 the FMA engine.
   KernelConfig f = {{"BLOCK_M", 64}, {"BLOCK_N", 32}, {"WAVES", 4}, {"STAGES", 2}};
   name = T().NameExpression(f, AttnShape(DType::kF32, 128, 2), Arch("sm_90"));
@@ -366,31 +370,43 @@ TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
   EXPECT_EQ(got.grid.x, 65536u);
 }
 
-// The mma engine on sm_90 reads K and V through tensor maps whose boxes are
-// as wide as its padded shared-memory rows, unswizzled; sm_80 copies with
-// cp.async and takes the parameters alone.
+// The mma engine from sm_90 on reads K and V (not Q, not O) through tensor
+// maps whose boxes are as wide as its padded shared-memory rows, unswizzled,
+// for any head dim it takes; sm_80 copies with cp.async and takes the
+// parameters alone.
 TEST(SparseAttnTemplateTest, PlanLaunchMmaCopiesPaddedBoxes) {
-  for (int64_t d : {64, 128}) {
-    const Shape s = AttnShape(DType::kBF16, d);
+  for (int64_t d : {16, 48, 64, 112, 128}) {
+    const Shape s = AttnShape(DType::kBF16, int(d));
     const KernelConfig c = {{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+    LaunchArgs args = GoodArgs();
+    args.Int("v_stride_b", 1000 * 2 * d).Int("v_stride_h", d).Int("v_stride_l", 2 * d);  // BLHD
     LaunchPlan plan;
-    ASSERT_THAT(T().PlanLaunch(c, s, Arch("sm_90"), GoodArgs(), plan), IsOk());
+    ASSERT_THAT(T().PlanLaunch(c, s, Arch("sm_90"), args, plan), IsOk());
     ASSERT_EQ(plan.args.count(), 2u) << d;
-    ASSERT_EQ(plan.tensor_maps.size(), 4u) << d;
-    const TensorMapRequest& k = plan.tensor_maps[1];
-    const TensorMapRequest& v = plan.tensor_maps[2];
+    ASSERT_EQ(plan.tensor_maps.size(), 2u) << d;
+    const size_t maps = size_t(static_cast<std::byte*>(plan.args.pointers()[1]) - plan.args.bytes(0));
+    const TensorMapRequest& k = plan.tensor_maps[0];
+    const TensorMapRequest& v = plan.tensor_maps[1];
+    EXPECT_EQ(k.offset, maps + offsetof(SparseAttnTensorMaps, k));
+    EXPECT_EQ(v.offset, maps + offsetof(SparseAttnTensorMaps, v));
     EXPECT_EQ(k.base, Addr(0x20000));
     EXPECT_EQ(v.base, Addr(0x30000));
     const uint32_t row = uint32_t(attn::PaddedRow(int(d), 2));
     EXPECT_GT(row, uint32_t(d)) << "the padding columns lie outside the tensor: zeros";
+    EXPECT_EQ(row * 2 % 16, 0u) << "a box row is whole 16-byte pieces";
     EXPECT_THAT(std::vector<uint32_t>(k.box, k.box + 4), ::testing::ElementsAre(row, 64, 1, 1));
     EXPECT_THAT(std::vector<uint32_t>(v.box, v.box + 4), ::testing::ElementsAre(row, 64, 1, 1));
     EXPECT_THAT(std::vector<uint64_t>(k.dims, k.dims + 4), ::testing::ElementsAre(d, 1000, 2, 2));
+    EXPECT_THAT(std::vector<uint64_t>(v.dims, v.dims + 4), ::testing::ElementsAre(d, 1000, 2, 2));
+    EXPECT_THAT(std::vector<uint64_t>(v.strides, v.strides + 3),
+                ::testing::ElementsAre(2 * d * 2, d * 2, 1000 * 2 * d * 2))
+        << "v's own BLHD strides, in bytes";
     EXPECT_FALSE(k.swizzle_128b);
+    EXPECT_FALSE(v.swizzle_128b);
     EXPECT_EQ(plan.dynamic_shared_bytes,
               uint32_t(attn::SmemBytes(attn::kEngineMma, 128, 64, 2, int(d), 2)));
 
-    ASSERT_THAT(T().PlanLaunch(c, s, Arch("sm_80"), GoodArgs(), plan), IsOk());
+    ASSERT_THAT(T().PlanLaunch(c, s, Arch("sm_80"), args, plan), IsOk());
     EXPECT_EQ(plan.args.count(), 1u) << d;
     EXPECT_TRUE(plan.tensor_maps.empty()) << d;
   }
