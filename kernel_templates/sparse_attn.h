@@ -213,7 +213,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
 // cp.async. bars: one mbarrier per stage.
 template <typename E, int MASK>
 JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
-                                    char* smem, u32 bars, TileSlot* slots) {
+                                    char* smem, SmemPtr bars, TileSlot* slots) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
   constexpr int BN = E::kBlockN;
@@ -239,8 +239,8 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
   T* skv = sq + BM * kRow;
   const bool copier = threadIdx.x == 0;
   auto load_kv = [&](int stage, int kv0) {
-    const u32 bar = bars + 8 * stage;
-    const u32 dst = smem_ptr(skv + stage * 2 * kKV);
+    const SmemPtr bar = bars + 8 * stage;
+    const SmemPtr dst = smem_ptr(skv + stage * 2 * kKV);
     mbar_arrive_expect_tx(bar, 2 * kKV * int(sizeof(T)));
     tma_load_4d(dst, &maps.k, 0, kv0, hk, b, bar);
     tma_load_4d(dst + kKV * int(sizeof(T)), &maps.v, 0, kv0, hk, b, bar);
@@ -310,22 +310,34 @@ __global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const Spars
 }
 
 #if JITK_ATTN_HAS_TMA && JITK_ATTN_HAS_MMA
+namespace attn {
+
+// sparse_attn_tma_fwd's block on its shared memory: Q and the stages, then
+// the stages' mbarriers and tile slots at the end (SmemBytes).
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+JITK_DEVICE void mma_tma_block(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
+                               char* smem) {
+  static_assert(STAGES >= 1, "STAGES must be at least 1");
+  constexpr int kSmem = SmemBytes(kEngineMma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
+  char* slots = smem + kSmem - STAGES * kTileSlotBytes;
+  typedef MmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> Engine;
+  attention_tile_tma<Engine, MASK>(p, maps, smem, smem_ptr(slots - MmaBarrierBytes(STAGES)),
+                                   reinterpret_cast<TileSlot*>(slots));
+}
+
+}  // namespace attn
+
+#if JITK_CUDA  // the CPU emulator runs mma_tma_block on a buffer of its own
 // The mma engine with tensor-memory copies (sm_90+): its own entry point,
 // the maps in parameter space.
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
 __global__ void __launch_bounds__(WAVES * kWaveSize)
     sparse_attn_tma_fwd(const __grid_constant__ SparseAttnParams p,
                         const __grid_constant__ SparseAttnTensorMaps maps) {
-  static_assert(STAGES >= 1, "STAGES must be at least 1");
-  constexpr int kSmem =
-      attn::SmemBytes(attn::kEngineMma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   extern __shared__ __align__(128) char smem[];  // tensor copies land on 128 bytes
-  char* slots = smem + kSmem - STAGES * attn::kTileSlotBytes;
-  typedef attn::MmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> Engine;
-  attn::attention_tile_tma<Engine, MASK>(p, maps, smem,
-                                         attn::smem_ptr(slots - attn::MmaBarrierBytes(STAGES)),
-                                         reinterpret_cast<attn::TileSlot*>(slots));
+  attn::mma_tma_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK>(p, maps, smem);
 }
+#endif
 #endif
 
 #if JITK_ATTN_HAS_WGMMA

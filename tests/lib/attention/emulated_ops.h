@@ -1,15 +1,18 @@
 // CPU versions of the primitives in kernel_templates/sparse_attn_ops.h, for
 // the SIMT emulator: cp.async, ldmatrix(.trans), mma.sync m16n8k16 and MFMA
 // 32x32x8 executed on the wave's exchanged operands, with the register
-// layouts of the PTX ISA and the CDNA ISA.
+// layouts of the PTX ISA and the CDNA ISA; and the tensor-memory loads and
+// mbarriers of sparse_attn_tma_ops.h (emulated_tma.h).
 //
-// Include after simt_emulator.h and prelude.h, with JITK_ATTN_OPS_PROVIDED
-// defined, before sparse_attn.h. No include guard: each emulated wave size
-// includes it once in its own (renamed) jitk namespace.
+// Include after simt_emulator.h, emulated_tma.h and prelude.h, with
+// JITK_ATTN_OPS_PROVIDED defined, before sparse_attn.h. No include guard:
+// each emulated wave size includes it once in its own (renamed) jitk
+// namespace.
 
 #define JITK_ATTN_HAS_MMA 1
 #define JITK_ATTN_HAS_MFMA 1
 #define JITK_ATTN_HAS_MFMA_BF16 1
+#define JITK_ATTN_HAS_TMA 1
 
 #include "kernel_templates/sparse_attn_ops.h"
 
@@ -110,6 +113,17 @@ inline void mma_16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
     d[i] = acc;
   }
   e.SyncWave();
+}
+
+inline void mbar_init(SmemPtr bar, u32 count) { ::simt::AsyncCopies::Get().Init(bar, int(count)); }
+inline void mbar_init_fence() {}
+inline void mbar_arrive_expect_tx(SmemPtr bar, u32 bytes) {
+  ::simt::AsyncCopies::Get().ArriveExpectTx(bar, bytes);
+}
+inline void mbar_wait(SmemPtr bar, u32 parity) { ::simt::AsyncCopies::Get().Wait(bar, parity); }
+inline void tma_load_4d(SmemPtr dst, const void* map, int c0, int c1, int c2, int c3,
+                        SmemPtr bar) {
+  ::simt::AsyncCopies::Get().Load4d(dst, map, {c0, c1, c2, c3}, bar);
 }
 
 struct f32x16 {

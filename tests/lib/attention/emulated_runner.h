@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "lib/attention/sparse_attn_template.h"
 #include "lib/kernel_template.h"
 #include "tests/lib/attention/attention_test_util.h"
+#include "tests/lib/attention/emulated_tma.h"
 #include "tests/lib/attention/reference_check.h"
 #include "tests/lib/attention/simt_emulator.h"
 
@@ -58,13 +61,22 @@ struct RawBlockLists {
   std::vector<int32_t> kv_indices;
 };
 
-template <typename Params>
-void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask& mask,
-                 const RawBlockLists* raw = nullptr) {
+// The host's side of a run: inputs, outputs and the launch plan of the
+// real PlanLaunch, with any tensor maps encoded for the emulator.
+struct EmulatedLaunch {
+  Tensor q, k, v, o;
+  std::vector<float> lse;
+  internal::LaunchPlan plan;
+  int wave_size = 0;
+};
+
+inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const RawBlockLists* raw,
+                         EmulatedLaunch& launch) {
   const Problem& p = run.problem;
   absl::StatusOr<ArchInfo> arch = LookupArch(run.arch);
   ASSERT_TRUE(arch.ok()) << arch.status();
   if (run.compute_units > 0) arch->compute_units = run.compute_units;
+  launch.wave_size = arch->wave_size;
   const internal::KernelTemplate& t = internal::SparseAttnKernelTemplate();
   const Shape shape = mask.AttentionShape(p.dtype, p.batch, p.heads_q, p.heads_kv, p.head_dim);
   ASSERT_TRUE(t.ValidateShape(shape).ok()) << t.ValidateShape(shape);
@@ -73,20 +85,21 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
   ASSERT_EQ(*name, run.expected_name);
 
   std::mt19937_64 rng(run.seed);
-  Tensor q = MakeTensor(p, p.heads_q, p.len_q, rng, 2.0);
-  Tensor k = MakeTensor(p, p.heads_kv, p.len_k, rng, 2.0);
-  Tensor v = MakeTensor(p, p.heads_kv, p.len_k, rng, 1.0);
-  Tensor o = MakeOutput(p);
-  std::vector<float> lse(size_t(p.batch) * p.heads_q * p.len_q,
-                         std::numeric_limits<float>::quiet_NaN());
+  launch.q = MakeTensor(p, p.heads_q, p.len_q, rng, 2.0);
+  launch.k = MakeTensor(p, p.heads_kv, p.len_k, rng, 2.0);
+  launch.v = MakeTensor(p, p.heads_kv, p.len_k, rng, 1.0);
+  launch.o = MakeOutput(p);
+  launch.lse.assign(size_t(p.batch) * p.heads_q * p.len_q,
+                    std::numeric_limits<float>::quiet_NaN());
 
   LaunchArgs args;
-  args.Ptr("q", q.bytes.data()).Ptr("k", k.bytes.data()).Ptr("v", v.bytes.data());
-  args.Ptr("o", o.bytes.data()).Ptr("lse", lse.data());
-  AddStrides("q", q, args);
-  AddStrides("k", k, args);
-  AddStrides("v", v, args);
-  AddStrides("o", o, args);
+  args.Ptr("q", launch.q.bytes.data()).Ptr("k", launch.k.bytes.data());
+  args.Ptr("v", launch.v.bytes.data()).Ptr("o", launch.o.bytes.data());
+  args.Ptr("lse", launch.lse.data());
+  AddStrides("q", launch.q, args);
+  AddStrides("k", launch.k, args);
+  AddStrides("v", launch.v, args);
+  AddStrides("o", launch.o, args);
   args.Ptr("kv_num_blocks", raw ? raw->kv_num_blocks.data() : mask.kv_num_blocks().data())
       .Ptr("kv_indices", raw ? raw->kv_indices.data() : mask.kv_indices().data());
   if (!raw && !mask.full_kv_num_blocks().empty()) {
@@ -98,21 +111,57 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
       .Int("global_tokens", mask.element_mask().global_tokens);
   if (run.scale > 0) args.Float("scale", run.scale);
 
-  internal::LaunchPlan plan;
-  absl::Status planned = t.PlanLaunch(run.config, shape, *arch, args, plan);
+  absl::Status planned = t.PlanLaunch(run.config, shape, *arch, args, launch.plan);
   ASSERT_TRUE(planned.ok()) << planned;
-  ASSERT_EQ(plan.args.count(), 1u);
-  Params params;
-  std::memcpy(&params, plan.args.pointers()[0], sizeof(Params));
-  if (run.expected_tile_order >= 0) ASSERT_EQ(params.tile_order, run.expected_tile_order);
+  for (const internal::TensorMapRequest& r : launch.plan.tensor_maps) {
+    simt::TensorMap map;
+    map.base = static_cast<const char*>(r.base);
+    map.rank = r.rank;
+    std::copy(std::begin(r.dims), std::end(r.dims), map.dims);
+    std::copy(std::begin(r.strides), std::end(r.strides), map.strides);
+    std::copy(std::begin(r.box), std::end(r.box), map.box);
+    map.swizzle_128b = r.swizzle_128b;
+    std::memcpy(launch.plan.args.bytes(r.offset), &map, sizeof(map));
+  }
+}
 
-  const std::string error =
-      simt::Emulator::Get().Launch({plan.grid.x, plan.grid.y, plan.grid.z}, int(plan.block.x),
-                                   arch->wave_size, [&] { kernel(params); });
+// Runs the planned launch on the emulator and checks the outputs.
+inline void FinishEmulated(const EmulatedRun& run, const BlockMask& mask, EmulatedLaunch& launch,
+                           const std::function<void()>& body) {
+  const internal::LaunchPlan& plan = launch.plan;
+  const std::string error = simt::Emulator::Get().Launch(
+      {plan.grid.x, plan.grid.y, plan.grid.z}, int(plan.block.x), launch.wave_size, body);
   ASSERT_EQ(error, "");
+  const double scale = run.scale > 0 ? run.scale : 1.0 / std::sqrt(double(run.problem.head_dim));
+  ExpectMatchesReference(run.expected_name, run.problem, mask, scale, launch.q, launch.k,
+                         launch.v, launch.o, launch.lse);
+}
 
-  const double scale = run.scale > 0 ? run.scale : 1.0 / std::sqrt(double(p.head_dim));
-  ExpectMatchesReference(run.expected_name, p, mask, scale, q, k, v, o, lse);
+template <typename Params>
+void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask& mask,
+                 const RawBlockLists* raw = nullptr) {
+  EmulatedLaunch launch;
+  ASSERT_NO_FATAL_FAILURE(PlanEmulated(run, mask, raw, launch));
+  ASSERT_EQ(launch.plan.args.count(), 1u);
+  Params params;
+  std::memcpy(&params, launch.plan.args.pointers()[0], sizeof(Params));
+  if (run.expected_tile_order >= 0) ASSERT_EQ(params.tile_order, run.expected_tile_order);
+  FinishEmulated(run, mask, launch, [&] { kernel(params); });
+}
+
+// A kernel that takes tensor maps as its second argument.
+template <typename Params, typename Maps>
+void RunEmulated(void (*kernel)(const Params&, const Maps&), const EmulatedRun& run,
+                 const BlockMask& mask, const RawBlockLists* raw = nullptr) {
+  EmulatedLaunch launch;
+  ASSERT_NO_FATAL_FAILURE(PlanEmulated(run, mask, raw, launch));
+  ASSERT_EQ(launch.plan.args.count(), 2u);
+  ASSERT_FALSE(launch.plan.tensor_maps.empty());
+  Params params;
+  Maps maps;
+  std::memcpy(&params, launch.plan.args.pointers()[0], sizeof(Params));
+  std::memcpy(&maps, launch.plan.args.pointers()[1], sizeof(Maps));
+  FinishEmulated(run, mask, launch, [&] { kernel(params, maps); });
 }
 
 }  // namespace jitk::attn_test

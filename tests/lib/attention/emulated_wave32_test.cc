@@ -1,9 +1,9 @@
 // The sparse_attn template compiled by g++ for 32-lane waves and run on the
 // SIMT emulator: the NVIDIA mma.sync engine (fragment layouts of the PTX
 // ISA) and the FMA engine, on every layout, against the fp64 reference.
-// The mma.sync cases plan for sm_80, whose kernel copies with cp.async: from
-// sm_90 on, tensor-memory copies (sparse_attn_tma_fwd) bring the same tiles,
-// and only a GPU runs them.
+// The mma.sync cases plan for sm_80, whose kernel copies with cp.async; the
+// MmaTma cases plan for sm_90, whose kernel (sparse_attn_tma_fwd) brings K
+// and V by tensor-memory copies on mbarriers (emulated_tma.h).
 #include <algorithm>
 #include <iterator>
 #include <vector>
@@ -27,6 +27,17 @@ namespace jitk::attn_test {
 namespace {
 
 using E = jitk_emu32::SparseAttnParams;
+using Maps = jitk_emu32::SparseAttnTensorMaps;
+
+// sparse_attn_tma_fwd's block on a shared-memory buffer of the emulator's:
+// the entry point itself takes dynamic shared memory, which g++ has not.
+template <int BM, int BN, int W, int S, int D, typename T, int MASK>
+void MmaTmaFwd(const E& p, const Maps& maps) {
+  namespace attn = jitk_emu32::attn;
+  constexpr int kSmem = attn::SmemBytes(attn::kEngineMma, BM, BN, S, D, int(sizeof(T)));
+  alignas(128) static char smem[kSmem];
+  attn::mma_tma_block<BM, BN, W, S, D, T, MASK>(p, maps, smem);
+}
 
 // Every engine's element mask (row_keys / key_visible) keeps exactly the
 // keys ElementMask::Allows does (the definition the reference uses), in
@@ -213,6 +224,82 @@ TEST(EmulatedWave32Test, MmaF16StridedPerHead) {
   EmulatedRun run{Make(DType::kF16, 4, 2, 120, 120, 32), Config(16, 16, 1, 2), "sm_80",
                   "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 1, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 1, 1>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, MmaTmaF16CausalGqaOddLengths) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 100, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 100, 100, 64), Config(32, 32, 2, 2), "sm_90",
+                  "jitk::sparse_attn_tma_fwd<32, 32, 2, 2, 64, jitk::f16, 1>"};
+  run.problem.batch = 2;
+  RunEmulated<E, Maps>(&MmaTmaFwd<32, 32, 2, 2, 64, jitk_emu32::f16, 1>, run, *mask);
+}
+
+TEST(EmulatedWave32Test, MmaTmaBf16SlidingWindowBlhd) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(90, 130, 40, 8, true, 32);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 2, 2, 90, 130, 32, /*blhd=*/true), Config(32, 16, 2, 3),
+                  "sm_90", "jitk::sparse_attn_tma_fwd<32, 16, 2, 3, 32, jitk::bf16, 2>"};
+  RunEmulated<E, Maps>(&MmaTmaFwd<32, 16, 2, 3, 32, jitk_emu32::bf16, 2>, run, *mask);
+}
+
+// Two m-tiles per warp, 128-key stages in two passes, both sides of the
+// deferred rescale (as MmaF16CausalTwoPassStagesLargeScores).
+TEST(EmulatedWave32Test, MmaTmaF16CausalTwoPassStagesLargeScores) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 128, 2, 2), "sm_90",
+                  "jitk::sparse_attn_tma_fwd<64, 128, 2, 2, 64, jitk::f16, 1>"};
+  run.scale = 4.0f;
+  RunEmulated<E, Maps>(&MmaTmaFwd<64, 128, 2, 2, 64, jitk_emu32::f16, 1>, run, *mask);
+}
+
+// The smallest head dim: boxes of 24 columns over 16, a per-head mask with
+// grouped heads, and more tiles than stages so each mbarrier turns phase.
+TEST(EmulatedWave32Test, MmaTmaF16HeadDim16StridedPerHead) {
+  BlockMask::StridedOptions opts;
+  opts.block_size = 16;
+  opts.local_blocks = 3;
+  opts.vertical_stride = 4;
+  absl::StatusOr<BlockMask> mask = BlockMask::Strided(4, 120, 120, opts);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 4, 2, 120, 120, 16), Config(16, 16, 1, 2), "sm_90",
+                  "jitk::sparse_attn_tma_fwd<16, 16, 1, 2, 16, jitk::f16, 1>"};
+  RunEmulated<E, Maps>(&MmaTmaFwd<16, 16, 1, 2, 16, jitk_emu32::f16, 1>, run, *mask);
+}
+
+// A head dim the wgmma engine does not take, with one stage: the copy of
+// tile t is issued and waited for in the same iteration.
+TEST(EmulatedWave32Test, MmaTmaBf16HeadDim112DenseOneStage) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(70, 75, 16);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 70, 75, 112), Config(16, 16, 1, 1), "sm_90",
+                  "jitk::sparse_attn_tma_fwd<16, 16, 1, 1, 112, jitk::bf16, 0>"};
+  RunEmulated<E, Maps>(&MmaTmaFwd<16, 16, 1, 1, 112, jitk_emu32::bf16, 0>, run, *mask);
+}
+
+// Block indices past the keys (see MmaF16OutOfRangeBlockIndicesAreMasked)
+// become tensor copies outside the tensor, which read zeros.
+TEST(EmulatedWave32Test, MmaTmaF16OutOfRangeBlockIndicesAreMasked) {
+  const int len = 96, block = 32, n = 3;
+  std::vector<int32_t> counts(n, 2), indices(n * n, 0);
+  for (int qb = 0; qb < n; ++qb) {
+    indices[qb * n + 0] = 0;
+    indices[qb * n + 1] = 2;
+  }
+  absl::StatusOr<BlockMask> mask = BlockMask::FromIndices(1, 1, len, len, block, counts, indices,
+                                                          {}, {}, ElementMask{MaskMod::kNone, 0, 0});
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  RawBlockLists raw{std::vector<int32_t>(n, 3), std::vector<int32_t>(n * n, 0)};
+  const int32_t bad[n] = {n, 1 << 27, 67108863};
+  for (int qb = 0; qb < n; ++qb) {
+    raw.kv_indices[qb * n + 0] = 0;
+    raw.kv_indices[qb * n + 1] = bad[qb];
+    raw.kv_indices[qb * n + 2] = 2;
+  }
+  EmulatedRun run{Make(DType::kF16, 1, 1, len, len, 32), Config(32, 32, 2, 2), "sm_90",
+                  "jitk::sparse_attn_tma_fwd<32, 32, 2, 2, 32, jitk::f16, 0>"};
+  RunEmulated<E, Maps>(&MmaTmaFwd<32, 32, 2, 2, 32, jitk_emu32::f16, 0>, run, *mask, &raw);
 }
 
 TEST(EmulatedWave32Test, FmaF32BigBird) {

@@ -55,7 +55,11 @@ class Emulator {
         for (unsigned x = 0; x < grid.x; ++x) {
           block_idx = {x, y, z};
           std::string error = RunBlock(waves);
-          if (!error.empty()) return error;
+          if (error.empty()) error = failure_;
+          if (!error.empty()) {
+            failure_.clear();
+            return error;
+          }
         }
       }
     }
@@ -69,6 +73,16 @@ class Emulator {
   void SyncWave() { Wait(wave_barriers_[current_ / wave_size_], wave_size_); }
   int Lane() const { return current_ % wave_size_; }
   int WaveSize() const { return wave_size_; }
+
+  // For primitives that wait on state other threads change (an mbarrier's
+  // phase): let the other threads run, and tell the scheduler when the
+  // state has changed, so that a wait nobody can end is reported as a
+  // deadlock. Fail() ends the launch with `why` after this block.
+  void Yield() { swapcontext(&fibers_[current_].ctx, &scheduler_); }
+  void Progress() { ++progress_; }
+  void Fail(const std::string& why) {
+    if (failure_.empty()) failure_ = why;
+  }
 
   // Posts `mine` for the wave and waits until every lane has; returns the
   // lanes' values. The caller must call SyncWave() once it has read them.
@@ -143,7 +157,8 @@ class Emulator {
       for (int t = 0; t < threads_; ++t) live += fibers_[t].done ? 0 : 1;
       if (live > 0 && progress_ == before && ++idle_passes_ > 2) {
         idle_passes_ = 0;
-        return "barrier deadlock: some threads wait at a barrier others never reach";
+        return "barrier deadlock: some threads wait at a barrier others never reach (or on an "
+               "mbarrier phase that never completes)";
       }
       if (progress_ != before) idle_passes_ = 0;
     }
@@ -167,6 +182,7 @@ class Emulator {
   int current_ = 0;
   uint64_t progress_ = 0;
   int idle_passes_ = 0;
+  std::string failure_;
   ucontext_t scheduler_;
   std::vector<Fiber> fibers_;
   Barrier block_barrier_;
