@@ -1,14 +1,18 @@
 // Hopper's tensor-memory copies and shared-memory barriers (mbarriers) on
 // the SIMT emulator, for kernel_templates/sparse_attn_tma_ops.h's loads.
 //
-// A copy lands in full the moment it is issued and completes its bytes on
-// its mbarrier at once: a copy issued into a stage that other threads have
-// yet to read changes the result. A wait yields to the other threads until
-// the phase it names has completed; one that never does ends the launch as
-// a deadlock. What the hardware would reject (an unaligned destination or
-// barrier, a box wider than the tensor map allows, more bytes or arrivals
-// than a phase expects) fails the launch with the reason. Boxes land row
-// after row: the 128-byte swizzle (the wgmma engine's) is not modelled.
+// A copy completes its bytes on its mbarrier when issued, and at once
+// fills its destination with NaNs; its data lands when a wait first sees
+// the phase its bytes counted in complete. So a copy issued into a stage
+// other threads have yet to read, a read of a stage nobody waited for, and
+// a phase that expects fewer bytes than its copies bring (the rest count in
+// the next phase) all change the result. A wait yields to the other threads until the phase it names has
+// completed; one that never does ends the launch as a deadlock. What the
+// hardware rejects (unaligned destinations, barriers, bases or strides,
+// boxes the driver would not encode, more bytes or arrivals than a phase
+// expects, a barrier not initialized by this block) fails the launch with
+// the reason. Not modelled: the 128-byte swizzle (the wgmma engine's), the
+// fences between the generic and the async proxy, and mbarrier.init's.
 //
 // Header-only: the test directory compiles only *_test.cc files.
 #ifndef JITK_TESTS_LIB_ATTENTION_EMULATED_TMA_H_
@@ -18,6 +22,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "tests/lib/attention/simt_emulator.h"
 
@@ -46,7 +51,8 @@ class AsyncCopies {
   // mbarrier.init: a fresh barrier in phase 0 expecting `count` arrivals.
   void Init(const void* bar, int count) {
     if (!Aligned(bar, 8, "mbarrier")) return;
-    barriers_[bar] = Barrier{count, count, 0, 0};
+    if (count < 1 || count > kMaxCount) return Fail("mbarrier.init's count is 1..2^20-1");
+    barriers_[bar] = Barrier{Emulator::Get().block_serial(), count, count, 0, 0, {}};
   }
 
   // mbarrier.arrive.expect_tx: `bytes` more to complete in this phase, and
@@ -57,6 +63,7 @@ class AsyncCopies {
     if (b->pending == 0) return Fail("an mbarrier phase got more arrivals than its init count");
     b->tx += bytes;
     --b->pending;
+    if (!TxInRange(*b)) return;
     CompleteIfDone(*b);
   }
 
@@ -66,16 +73,17 @@ class AsyncCopies {
     TensorMap map;
     std::memcpy(&map, map_bytes, sizeof(map));
     if (!Aligned(dst, 128, "tensor copy destination")) return;
+    if (!Aligned(map.base, 16, "tensor map base")) return;
     if (map.rank != 4) return Fail("a 4d tensor copy through a map of another rank");
     if (map.swizzle_128b) return Fail("swizzled tensor maps are not emulated");
     if (map.box[0] * 2 % 16 != 0) return Fail("a box row must be a multiple of 16 bytes");
     for (int i = 0; i < 4; ++i) {
       if (map.box[i] == 0 || map.box[i] > 256) return Fail("box dimensions are 1..256");
+      if (i < 3 && map.strides[i] % 16 != 0) return Fail("tensor map strides are 16-byte multiples");
     }
     Barrier* b = Find(bar);
     if (b == nullptr) return;
-    uint16_t* out = static_cast<uint16_t*>(dst);
-    int64_t bytes = 0;
+    Landing landing{dst, b->phase, {}};
     for (uint32_t i3 = 0; i3 < map.box[3]; ++i3) {
       for (uint32_t i2 = 0; i2 < map.box[2]; ++i2) {
         for (uint32_t i1 = 0; i1 < map.box[1]; ++i1) {
@@ -90,13 +98,17 @@ class AsyncCopies {
                                 at[2] * int64_t(map.strides[1]) + at[3] * int64_t(map.strides[2]);
               std::memcpy(&v, src, 2);
             }
-            *out++ = v;
-            bytes += 2;  // out-of-bounds elements count too: the box is filled
+            landing.data.push_back(v);
           }
         }
       }
     }
-    b->tx -= bytes;
+    // Not there yet: NaN in f16 and bf16 alike.
+    std::memset(dst, 0xff, landing.data.size() * 2);
+    // Elements outside the tensor count too: the whole box is written.
+    b->tx -= int64_t(landing.data.size()) * 2;
+    b->landings.push_back(std::move(landing));
+    if (!TxInRange(*b)) return;
     if (b->tx < 0 && b->pending == 0) {
       return Fail("a tensor copy completed more bytes than its mbarrier phase expects");
     }
@@ -104,21 +116,43 @@ class AsyncCopies {
   }
 
   // mbarrier.try_wait.parity in a loop: until the phase of that parity has
-  // completed (the barrier's current phase has the other parity).
+  // completed (the barrier's current phase has the other parity). The
+  // copies of completed phases land first.
   void Wait(const void* bar, unsigned parity) {
     for (;;) {
       Barrier* b = Find(bar);
-      if (b == nullptr || (b->phase & 1u) != (parity & 1u)) return;
+      if (b == nullptr) return;
+      if ((b->phase & 1u) != (parity & 1u)) {
+        std::vector<Landing> later;
+        for (Landing& l : b->landings) {
+          if (l.phase < b->phase) {
+            std::memcpy(l.dst, l.data.data(), l.data.size() * 2);
+          } else {
+            later.push_back(std::move(l));
+          }
+        }
+        b->landings = std::move(later);
+        return;
+      }
       Emulator::Get().Yield();
     }
   }
 
  private:
+  static constexpr int kMaxCount = (1 << 20) - 1;
+
+  struct Landing {
+    void* dst;
+    unsigned phase;  // the phase its bytes count in
+    std::vector<uint16_t> data;
+  };
   struct Barrier {
-    int count;      // arrivals per phase
-    int pending;    // arrivals still expected in this phase
-    int64_t tx;     // bytes announced and not yet completed
+    uint64_t block;  // the block that initialized it
+    int count;       // arrivals per phase
+    int pending;     // arrivals still expected in this phase
+    int64_t tx;      // bytes announced and not yet completed
     unsigned phase;
+    std::vector<Landing> landings;  // copies no wait has landed
   };
 
   static void Fail(const std::string& why) { Emulator::Get().Fail(why); }
@@ -129,10 +163,18 @@ class AsyncCopies {
     return false;
   }
 
+  static bool TxInRange(const Barrier& b) {
+    if (b.tx >= -kMaxCount && b.tx <= kMaxCount) return true;
+    Fail("an mbarrier's transaction count is within +-(2^20-1) bytes");
+    return false;
+  }
+
   Barrier* Find(const void* bar) {
     auto it = barriers_.find(bar);
-    if (it != barriers_.end()) return &it->second;
-    Fail("an mbarrier used before mbarrier.init");
+    if (it != barriers_.end() && it->second.block == Emulator::Get().block_serial()) {
+      return &it->second;
+    }
+    Fail("an mbarrier used before this block's mbarrier.init");
     return nullptr;
   }
 

@@ -54,8 +54,10 @@ class Emulator {
       for (unsigned y = 0; y < grid.y; ++y) {
         for (unsigned x = 0; x < grid.x; ++x) {
           block_idx = {x, y, z};
+          ++block_serial_;
           std::string error = RunBlock(waves);
-          if (error.empty()) error = failure_;
+          // The reason, before the deadlock it may have caused.
+          if (!failure_.empty()) error = failure_;
           if (!error.empty()) {
             failure_.clear();
             return error;
@@ -80,6 +82,9 @@ class Emulator {
   // deadlock. Fail() ends the launch with `why` after this block.
   void Yield() { swapcontext(&fibers_[current_].ctx, &scheduler_); }
   void Progress() { ++progress_; }
+  // Changes with every block run: state a block sets up (an mbarrier) is
+  // not the next block's.
+  uint64_t block_serial() const { return block_serial_; }
   void Fail(const std::string& why) {
     if (failure_.empty()) failure_ = why;
   }
@@ -183,6 +188,7 @@ class Emulator {
   uint64_t progress_ = 0;
   int idle_passes_ = 0;
   std::string failure_;
+  uint64_t block_serial_ = 0;
   ucontext_t scheduler_;
   std::vector<Fiber> fibers_;
   Barrier block_barrier_;
