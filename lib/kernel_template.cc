@@ -33,45 +33,6 @@ absl::Status LaunchPlanned(Backend& backend, int device, FunctionHandle function
                         stream, plan.args.pointers());
 }
 
-namespace {
-
-absl::StatusOr<const LaunchArgs::Arg*> RequireArg(const LaunchArgs& args, absl::string_view name,
-                                                  LaunchArgs::Kind kind, absl::string_view what) {
-  const LaunchArgs::Arg* arg = args.Find(name);
-  if (arg == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("missing launch argument '", name, "' (", what, ")"));
-  }
-  if (arg->kind != kind) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("launch argument '", name, "' must be ", what));
-  }
-  return arg;
-}
-
-}  // namespace
-
-absl::StatusOr<const void*> RequirePointer(const LaunchArgs& args, absl::string_view name) {
-  absl::StatusOr<const LaunchArgs::Arg*> arg =
-      RequireArg(args, name, LaunchArgs::Kind::kPointer, "a device pointer, set with Ptr()");
-  if (!arg.ok()) return arg.status();
-  return (*arg)->pointer;
-}
-
-absl::StatusOr<int64_t> RequireInt(const LaunchArgs& args, absl::string_view name) {
-  absl::StatusOr<const LaunchArgs::Arg*> arg =
-      RequireArg(args, name, LaunchArgs::Kind::kInt, "an integer, set with Int()");
-  if (!arg.ok()) return arg.status();
-  return (*arg)->integer;
-}
-
-absl::StatusOr<float> RequireFloat(const LaunchArgs& args, absl::string_view name) {
-  absl::StatusOr<const LaunchArgs::Arg*> arg =
-      RequireArg(args, name, LaunchArgs::Kind::kFloat, "a float, set with Float()");
-  if (!arg.ok()) return arg.status();
-  return (*arg)->real;
-}
-
 absl::StatusOr<int64_t> ConfigValue(const KernelConfig& config, absl::string_view name) {
   auto it = config.find(name);
   if (it == config.end()) {

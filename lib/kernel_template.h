@@ -13,17 +13,19 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "jitk/arch.h"
 #include "jitk/kernel.h"
 #include "jitk/shape.h"
 #include "lib/backend/backend.h"
+#include "lib/bound_launch_args.h"
+#include "lib/internal/status_macros.h"
 
 namespace jitk::internal {
 
@@ -111,6 +113,9 @@ class KernelTemplate {
   // configuration is borrowed from a neighbouring shape only when these match.
   virtual std::vector<std::string> ExactDims() const { return {}; }
 
+  // The launch arguments the kernel reads; a launch naming another fails.
+  virtual const LaunchArgNames& LaunchArguments() const = 0;
+
   // Checks `args` against the shape and fills grid, block, packed arguments
   // and tensor maps (replacing what `plan` held). kInvalidArgument naming
   // the bad argument. `config` is one ValidateConfig accepted for `shape` and
@@ -119,13 +124,16 @@ class KernelTemplate {
                           const LaunchArgs& args, LaunchPlan& plan) const {
     plan.args.Clear();
     plan.tensor_maps.clear();
-    return FillLaunchPlan(config, shape, arch, args, plan);
+    BoundLaunchArgs bound;
+    JITK_RETURN_IF_ERROR(bound.Bind(LaunchArguments(), args));
+    return FillLaunchPlan(config, shape, arch, bound, plan);
   }
 
  protected:
-  // PlanLaunch's work, on a plan without arguments or tensor maps.
+  // PlanLaunch's work, on a plan without arguments or tensor maps, with the
+  // arguments bound to LaunchArguments()'s positions.
   virtual absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape,
-                                      const ArchInfo& arch, const LaunchArgs& args,
+                                      const ArchInfo& arch, const BoundLaunchArgs& args,
                                       LaunchPlan& plan) const = 0;
 };
 
@@ -134,12 +142,6 @@ absl::Span<const KernelTemplate* const> KernelTemplates();
 
 // kInvalidArgument listing the known kernels when `name` is not one.
 absl::StatusOr<const KernelTemplate*> FindKernelTemplate(absl::string_view name);
-
-// Reads a required pointer / integer / float argument (kInvalidArgument
-// naming it when missing or of another kind).
-absl::StatusOr<const void*> RequirePointer(const LaunchArgs& args, absl::string_view name);
-absl::StatusOr<int64_t> RequireInt(const LaunchArgs& args, absl::string_view name);
-absl::StatusOr<float> RequireFloat(const LaunchArgs& args, absl::string_view name);
 
 // Value of a config parameter (kInvalidArgument when absent).
 absl::StatusOr<int64_t> ConfigValue(const KernelConfig& config, absl::string_view name);

@@ -49,7 +49,8 @@ struct ResourceUsage {
   int max_threads_per_block = 0;
 };
 
-// Kernel arguments by name; the kernel checks names and kinds at launch.
+// Kernel arguments by name; the kernel checks names and kinds at launch
+// (a name it does not take is an error, not ignored).
 class LaunchArgs {
  public:
   enum class Kind { kPointer, kInt, kFloat };
@@ -119,7 +120,8 @@ class Kernel {
   const DeviceInfo& device() const;
 
   // Enqueues the kernel on `stream` (asynchronous). kInvalidArgument when an
-  // argument is missing, of the wrong kind, or out of range for the shape.
+  // argument is missing, unknown to the kernel, of the wrong kind, or out of
+  // range for the shape.
   absl::Status Launch(const LaunchArgs& args, Stream stream = nullptr) const;
 
   struct Impl;

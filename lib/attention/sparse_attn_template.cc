@@ -203,6 +203,27 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
   }
 }
 
+// The launch arguments, by position: the tensors, the block mask's lists
+// (BlockMask::AddLaunchArgs), strides in elements (default: contiguous
+// [B, H, L, D]), the softmax scale (default 1/sqrt(d)) and the sliding
+// window's sizes.
+// clang-format off
+enum SparseAttnArg {
+  kQ, kK, kV, kO, kLse,
+  kKvNumBlocks, kKvIndices, kFullKvNumBlocks, kFullKvIndices, kMaskBatch, kMaskHeads,
+  kQStrideB, kQStrideH, kQStrideL, kKStrideB, kKStrideH, kKStrideL,
+  kVStrideB, kVStrideH, kVStrideL, kOStrideB, kOStrideH, kOStrideL,
+  kScale, kWindow, kGlobalTokens, kNumArgs
+};
+constexpr absl::string_view kArgNames[kNumArgs] = {
+    "q", "k", "v", "o", "lse",
+    "kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices", "mask_batch",
+    "mask_heads",
+    "q_stride_b", "q_stride_h", "q_stride_l", "k_stride_b", "k_stride_h", "k_stride_l",
+    "v_stride_b", "v_stride_h", "v_stride_l", "o_stride_b", "o_stride_h", "o_stride_l",
+    "scale", "window", "global_tokens"};
+// clang-format on
+
 class SparseAttnTemplate final : public KernelTemplate {
  public:
   absl::string_view name() const override { return "sparse_attn"; }
@@ -432,8 +453,13 @@ class SparseAttnTemplate final : public KernelTemplate {
     return absl::StrCat("jitk::sparse_attn_fwd<", tiles, ", ", engine, ">");
   }
 
+  const LaunchArgNames& LaunchArguments() const override {
+    static const LaunchArgNames* const kNames = new LaunchArgNames(name(), kArgNames);
+    return *kNames;
+  }
+
   absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-                              const LaunchArgs& args, LaunchPlan& plan) const override;
+                              const BoundLaunchArgs& args, LaunchPlan& plan) const override;
 };
 
 // Blocks of a launch resident on the device at once.
@@ -461,19 +487,8 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
 constexpr int64_t kRankMajorMinBlocksPerHead = 4;
 constexpr int64_t kRankMajorMaxWaves = 32;
 
-// Optional integer argument with a default.
-absl::StatusOr<int64_t> IntOr(const LaunchArgs& args, absl::string_view name, int64_t fallback) {
-  if (args.Find(name) == nullptr) return fallback;
-  return RequireInt(args, name);
-}
-
-absl::StatusOr<const void*> PointerOr(const LaunchArgs& args, absl::string_view name) {
-  if (args.Find(name) == nullptr) return nullptr;
-  return RequirePointer(args, name);
-}
-
 absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, const Shape& shape,
-                                                const ArchInfo& arch, const LaunchArgs& args,
+                                                const ArchInfo& arch, const BoundLaunchArgs& args,
                                                 LaunchPlan& plan) const {
   // The config passed ValidateConfig when the kernel was compiled
   // (CompileTemplate); a launch checks its arguments only.
@@ -488,17 +503,17 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
   const int64_t elem = int64_t(DTypeSize(shape.dtype()));
 
   SparseAttnParams p = {};
-  JITK_ASSIGN_OR_RETURN(p.q, RequirePointer(args, "q"));
-  JITK_ASSIGN_OR_RETURN(p.k, RequirePointer(args, "k"));
-  JITK_ASSIGN_OR_RETURN(p.v, RequirePointer(args, "v"));
-  JITK_ASSIGN_OR_RETURN(const void* o, RequirePointer(args, "o"));
+  JITK_ASSIGN_OR_RETURN(p.q, args.Pointer(kQ));
+  JITK_ASSIGN_OR_RETURN(p.k, args.Pointer(kK));
+  JITK_ASSIGN_OR_RETURN(p.v, args.Pointer(kV));
+  JITK_ASSIGN_OR_RETURN(const void* o, args.Pointer(kO));
   p.o = const_cast<void*>(o);
-  JITK_ASSIGN_OR_RETURN(const void* lse, PointerOr(args, "lse"));
+  JITK_ASSIGN_OR_RETURN(const void* lse, args.PointerOr(kLse, nullptr));
   p.lse = static_cast<float*>(const_cast<void*>(lse));
-  JITK_ASSIGN_OR_RETURN(const void* counts, RequirePointer(args, "kv_num_blocks"));
-  JITK_ASSIGN_OR_RETURN(const void* indices, RequirePointer(args, "kv_indices"));
-  JITK_ASSIGN_OR_RETURN(const void* full_counts, PointerOr(args, "full_kv_num_blocks"));
-  JITK_ASSIGN_OR_RETURN(const void* full_indices, PointerOr(args, "full_kv_indices"));
+  JITK_ASSIGN_OR_RETURN(const void* counts, args.Pointer(kKvNumBlocks));
+  JITK_ASSIGN_OR_RETURN(const void* indices, args.Pointer(kKvIndices));
+  JITK_ASSIGN_OR_RETURN(const void* full_counts, args.PointerOr(kFullKvNumBlocks, nullptr));
+  JITK_ASSIGN_OR_RETURN(const void* full_indices, args.PointerOr(kFullKvIndices, nullptr));
   if ((full_counts == nullptr) != (full_indices == nullptr)) {
     return absl::InvalidArgumentError(
         "sparse_attn: pass both full_kv_num_blocks and full_kv_indices, or neither");
@@ -528,60 +543,46 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
 
   // Strides in elements; the defaults are contiguous [B, H, L, D].
   struct StrideArg {
-    const char* name;
+    int arg;
     int64_t fallback;
     long long* out;
   };
   const StrideArg strides[] = {
-      {"q_stride_b", hq * lq * d, &p.q_stride_b},
-      {"q_stride_h", lq * d, &p.q_stride_h},
-      {"q_stride_l", d, &p.q_stride_l},
-      {"k_stride_b", hkv * lk * d, &p.k_stride_b},
-      {"k_stride_h", lk * d, &p.k_stride_h},
-      {"k_stride_l", d, &p.k_stride_l},
-      {"v_stride_b", hkv * lk * d, &p.v_stride_b},
-      {"v_stride_h", lk * d, &p.v_stride_h},
-      {"v_stride_l", d, &p.v_stride_l},
-      {"o_stride_b", hq * lq * d, &p.o_stride_b},
-      {"o_stride_h", lq * d, &p.o_stride_h},
-      {"o_stride_l", d, &p.o_stride_l},
+      {kQStrideB, hq * lq * d, &p.q_stride_b},  {kQStrideH, lq * d, &p.q_stride_h},
+      {kQStrideL, d, &p.q_stride_l},            {kKStrideB, hkv * lk * d, &p.k_stride_b},
+      {kKStrideH, lk * d, &p.k_stride_h},       {kKStrideL, d, &p.k_stride_l},
+      {kVStrideB, hkv * lk * d, &p.v_stride_b}, {kVStrideH, lk * d, &p.v_stride_h},
+      {kVStrideL, d, &p.v_stride_l},            {kOStrideB, hq * lq * d, &p.o_stride_b},
+      {kOStrideH, lq * d, &p.o_stride_h},       {kOStrideL, d, &p.o_stride_l},
   };
   const int64_t chunk = 16 / elem;  // elements per 16-byte copy
-  // Most calls pass no stride: one pass over the names instead of twelve.
-  const bool any_stride = absl::c_any_of(
-      args.args(), [](const LaunchArgs::Arg& a) { return absl::StrContains(a.name, "_stride_"); });
   for (const StrideArg& s : strides) {
-    int64_t value = s.fallback;
-    if (any_stride) {
-      JITK_ASSIGN_OR_RETURN(value, IntOr(args, s.name, s.fallback));
-    }
+    JITK_ASSIGN_OR_RETURN(const int64_t value, args.IntOr(s.arg, s.fallback));
     if (value < 0 || value % chunk != 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("sparse_attn: ", s.name, "=", value, " must be a non-negative multiple of ",
-                       chunk, " elements (16 bytes of ", DTypeName(shape.dtype()), ")"));
+          absl::StrCat("sparse_attn: ", kArgNames[s.arg], "=", value,
+                       " must be a non-negative multiple of ", chunk, " elements (16 bytes of ",
+                       DTypeName(shape.dtype()), ")"));
     }
     *s.out = value;
   }
 
-  float scale = 1.0f / std::sqrt(float(d));
-  if (args.Find("scale") != nullptr) {
-    JITK_ASSIGN_OR_RETURN(scale, RequireFloat(args, "scale"));
-  }
+  JITK_ASSIGN_OR_RETURN(const float scale, args.FloatOr(kScale, 1.0f / std::sqrt(float(d))));
   if (!(scale > 0.0f) || !std::isfinite(scale)) {
     return absl::InvalidArgumentError(
         absl::StrCat("sparse_attn: scale must be finite and > 0, got ", scale));
   }
 
-  JITK_ASSIGN_OR_RETURN(int64_t mask_batch, RequireInt(args, "mask_batch"));
-  JITK_ASSIGN_OR_RETURN(int64_t mask_heads, RequireInt(args, "mask_heads"));
+  JITK_ASSIGN_OR_RETURN(const int64_t mask_batch, args.Int(kMaskBatch));
+  JITK_ASSIGN_OR_RETURN(const int64_t mask_heads, args.Int(kMaskHeads));
   if ((mask_batch != 1 && mask_batch != b) || (mask_heads != 1 && mask_heads != hq)) {
     return absl::InvalidArgumentError(
         absl::StrCat("sparse_attn: mask_batch=", mask_batch, " must be 1 or b=", b,
                      ", mask_heads=", mask_heads, " must be 1 or hq=", hq));
   }
   if (IsSlidingMask(mask)) {
-    JITK_ASSIGN_OR_RETURN(int64_t window, RequireInt(args, "window"));
-    JITK_ASSIGN_OR_RETURN(int64_t global_tokens, RequireInt(args, "global_tokens"));
+    JITK_ASSIGN_OR_RETURN(const int64_t window, args.Int(kWindow));
+    JITK_ASSIGN_OR_RETURN(const int64_t global_tokens, args.Int(kGlobalTokens));
     if (window < 1 || window > kMaxLength || global_tokens < 0 || global_tokens > kMaxLength) {
       return absl::InvalidArgumentError(
           absl::StrCat("sparse_attn: window=", window,

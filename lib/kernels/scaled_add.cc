@@ -21,6 +21,10 @@ absl::string_view DeviceTypeName(DType dtype) {
   return "?";
 }
 
+// The launch arguments, by position.
+enum ScaledAddArg { kOut, kX, kY, kN, kScale, kNumArgs };
+constexpr absl::string_view kArgNames[kNumArgs] = {"out", "x", "y", "n", "scale"};
+
 class ScaledAddTemplate final : public KernelTemplate {
  public:
   absl::string_view name() const override { return "scaled_add"; }
@@ -94,13 +98,18 @@ class ScaledAddTemplate final : public KernelTemplate {
                         config.at("VEC"), ", ", DeviceTypeName(shape.dtype()), ">");
   }
 
+  const LaunchArgNames& LaunchArguments() const override {
+    static const LaunchArgNames* const kNames = new LaunchArgNames(name(), kArgNames);
+    return *kNames;
+  }
+
   absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-                              const LaunchArgs& args, LaunchPlan& plan) const override {
-    JITK_ASSIGN_OR_RETURN(const void* out, RequirePointer(args, "out"));
-    JITK_ASSIGN_OR_RETURN(const void* x, RequirePointer(args, "x"));
-    JITK_ASSIGN_OR_RETURN(const void* y, RequirePointer(args, "y"));
-    JITK_ASSIGN_OR_RETURN(int64_t n, RequireInt(args, "n"));
-    JITK_ASSIGN_OR_RETURN(float scale, RequireFloat(args, "scale"));
+                              const BoundLaunchArgs& args, LaunchPlan& plan) const override {
+    JITK_ASSIGN_OR_RETURN(const void* out, args.Pointer(kOut));
+    JITK_ASSIGN_OR_RETURN(const void* x, args.Pointer(kX));
+    JITK_ASSIGN_OR_RETURN(const void* y, args.Pointer(kY));
+    JITK_ASSIGN_OR_RETURN(int64_t n, args.Int(kN));
+    JITK_ASSIGN_OR_RETURN(float scale, args.Float(kScale));
     if (n < 0) return absl::InvalidArgumentError(absl::StrCat("scaled_add: n = ", n, " < 0"));
     const size_t element = DTypeSize(shape.dtype());
     for (const void* p : {out, x, y}) {

@@ -557,6 +557,9 @@ TEST(SparseAttnTemplateTest, PlanLaunchRejectsBadArguments) {
     if (a.kind == LaunchArgs::Kind::kInt) half_full.Int(a.name, a.integer);
   }
   EXPECT_THAT(plan_with(half_full), StatusIs(code, "both full_kv_num_blocks and full_kv_indices"));
+  // A misspelt stride would leave the contiguous default in place.
+  EXPECT_THAT(plan_with(GoodArgs().Int("k_stride_L", 64)),
+              StatusIs(code, "sparse_attn takes no launch argument 'k_stride_L'; it takes q, k"));
   EXPECT_THAT(plan_with(GoodArgs().Int("k_stride_l", 100)),
               StatusIs(code, "k_stride_l=100 must be a non-negative multiple of 8"));
   EXPECT_THAT(plan_with(GoodArgs().Float("scale", -1.0f)), StatusIs(code, "scale must be"));

@@ -53,6 +53,23 @@ TEST(ScaledAddTest, BadTemplateParametersAreNamed) {
               StatusIs(absl::StatusCode::kInvalidArgument, "UNROLL"));
 }
 
+// A misspelt argument is refused by name, not ignored (no GPU: planning only).
+TEST(ScaledAddTest, UnknownLaunchArgumentIsRefused) {
+  absl::StatusOr<const internal::KernelTemplate*> t = internal::FindKernelTemplate("scaled_add");
+  ASSERT_THAT(t, IsOk());
+  absl::StatusOr<ArchInfo> arch = LookupArch("gfx90a");
+  ASSERT_THAT(arch, IsOk());
+  const KernelConfig config = (*t)->DefaultConfig(F32(64), *arch);
+  int buffer[64];
+  LaunchArgs args = LaunchArgs().Ptr("out", buffer).Ptr("x", buffer).Ptr("y", buffer).Int("n", 64);
+  internal::LaunchPlan plan;
+  EXPECT_THAT((*t)->PlanLaunch(config, F32(64), *arch, LaunchArgs(args).Float("scale", 2), plan),
+              IsOk());
+  EXPECT_THAT((*t)->PlanLaunch(config, F32(64), *arch, args.Float("alpha", 2), plan),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "scaled_add takes no launch argument 'alpha'; it takes out, x, y, n, scale"));
+}
+
 TEST(ScaledAddTest, NoArchitectureIsAClearError) {
   EXPECT_THAT(compile_kernel("scaled_add", F32(64), {}),
               StatusIs(absl::StatusCode::kInvalidArgument, "needs an architecture"));
