@@ -9,9 +9,12 @@
 // outside the timing, so the launch queue never fills. The sparse_attn rows
 // launch one causal query tile (B=H=1, L=128, d=128, f16): on Hopper its
 // warp-specialized engine takes three TMA tensor maps, which Kernel::Launch
-// encodes on the host; BM_EncodeSparseAttnTensorMaps times that part alone.
+// encodes on the host; BM_EncodeSparseAttnTensorMaps times that part alone,
+// and the EncodeEachTime / PlanEachTime rows add Kernel::Launch's steps to
+// the raw launch one at a time.
 //
 //   bench/launch_bench --benchmark_format=json   (bench/device/run.sh reads this)
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -120,42 +123,63 @@ struct AttnSetup {
   }
 };
 
-// Drains the stream every kDrainEvery iterations, outside the timing.
+// Drains the stream every kDrainEvery iterations, outside the timing, and
+// reports the drain's wall time per launch (sync_ns): near zero when the
+// GPU keeps up with the launches, so that the time per launch is the host's.
 class Drain {
  public:
   Drain(benchmark::State& state, const jitk::Device& device) : state_(state), device_(device) {}
   bool Tick() {
     if (++count_ % kDrainEvery != 0) return true;
     state_.PauseTiming();
+    const auto start = std::chrono::steady_clock::now();
     absl::Status status = device_.Synchronize();
+    sync_ns_ += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+                    .count();
     state_.ResumeTiming();
     if (!status.ok()) state_.SkipWithError(std::string(status.ToString()).c_str());
     return status.ok();
   }
-  ~Drain() { (void)device_.Synchronize(); }
+  ~Drain() {
+    (void)device_.Synchronize();
+    if (count_ >= kDrainEvery) state_.counters["sync_ns"] = sync_ns_ / double(count_);
+  }
 
  private:
   benchmark::State& state_;
   const jitk::Device& device_;
   int64_t count_ = 0;
+  double sync_ns_ = 0;
 };
 
-// The template's own packing (and tensor-map encoding) done once: the raw
-// launch does only the backend call.
+// The backend's launch of the kernel's function, with the template's
+// planning (PlanLaunch) and tensor-map encoding done once (the raw launch)
+// or per launch: each step of Kernel::Launch timed on its own.
+enum class PerLaunch { kNothing, kEncode, kPlanAndEncode };
 void LaunchRaw(benchmark::State& state, const jitk::Device& device_handle,
-               const jitk::Kernel& kernel, const jitk::LaunchArgs& args) {
+               const jitk::Kernel& kernel, const jitk::LaunchArgs& args,
+               PerLaunch per_launch = PerLaunch::kNothing) {
   const jitk::Kernel::Impl& impl = *kernel.impl();
+  auto plan_launch = [&](jitk::internal::LaunchPlan& plan) {
+    return impl.kernel_template->PlanLaunch(impl.compiled.config, impl.shape, impl.arch, args,
+                                            plan);
+  };
   jitk::internal::LaunchPlan plan;
-  absl::Status planned =
-      impl.kernel_template->PlanLaunch(impl.compiled.config, impl.shape, impl.arch, args, plan);
+  absl::Status planned = plan_launch(plan);
+  const auto requests = plan.tensor_maps;
   if (planned.ok()) planned = jitk::internal::EncodeTensorMaps(*impl.backend, plan);
   if (!planned.ok()) return state.SkipWithError(std::string(planned.ToString()).c_str());
   const int device = impl.device.backend_ordinal;
   Drain drain(state, device_handle);
   for (auto _ : state) {
-    absl::Status status = impl.backend->Launch(device, impl.function, plan.grid, plan.block,
-                                               plan.dynamic_shared_bytes, nullptr,
-                                               plan.args.pointers());
+    absl::Status status;
+    if (per_launch == PerLaunch::kPlanAndEncode) status = plan_launch(plan);
+    if (per_launch == PerLaunch::kEncode) plan.tensor_maps = requests;
+    if (status.ok()) status = jitk::internal::EncodeTensorMaps(*impl.backend, plan);
+    if (status.ok()) {
+      status = impl.backend->Launch(device, impl.function, plan.grid, plan.block,
+                                    plan.dynamic_shared_bytes, nullptr, plan.args.pointers());
+    }
     if (!status.ok()) return state.SkipWithError(std::string(status.ToString()).c_str());
     if (!drain.Tick()) return;
   }
@@ -221,6 +245,20 @@ void BM_LaunchSparseAttnRawBackend(benchmark::State& state) {
   LaunchRaw(state, *s.device, *s.kernel, s.args);
 }
 BENCHMARK(BM_LaunchSparseAttnRawBackend);
+
+void BM_LaunchSparseAttnEncodeEachTime(benchmark::State& state) {
+  const AttnSetup& s = AttnSetup::Get();
+  if (!s.kernel) return state.SkipWithError(s.error.c_str());
+  LaunchRaw(state, *s.device, *s.kernel, s.args, PerLaunch::kEncode);
+}
+BENCHMARK(BM_LaunchSparseAttnEncodeEachTime);
+
+void BM_LaunchSparseAttnPlanEachTime(benchmark::State& state) {
+  const AttnSetup& s = AttnSetup::Get();
+  if (!s.kernel) return state.SkipWithError(s.error.c_str());
+  LaunchRaw(state, *s.device, *s.kernel, s.args, PerLaunch::kPlanAndEncode);
+}
+BENCHMARK(BM_LaunchSparseAttnPlanEachTime);
 
 void BM_LaunchSparseAttnKernel(benchmark::State& state) {
   const AttnSetup& s = AttnSetup::Get();

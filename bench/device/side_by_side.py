@@ -516,12 +516,19 @@ def main():
 
     bench_lines = []
     raw = bench_times.get("BM_LaunchRawBackend")
-    for name, label in (("BM_LaunchKernel", "Kernel::Launch"),
-                        ("BM_LaunchKernelBuildingArgs", "Kernel::Launch, args built per call"),
-                        ("BM_CApiLaunch", "jitk_kernel_launch (C ABI)")):
-        if raw and name in bench_times:
+    attn_raw = bench_times.get("BM_LaunchSparseAttnRawBackend")
+    for name, label, base in (
+            ("BM_LaunchKernel", "Kernel::Launch", raw),
+            ("BM_LaunchKernelBuildingArgs", "Kernel::Launch, args built per call", raw),
+            ("BM_CApiLaunch", "jitk_kernel_launch (C ABI)", raw),
+            ("BM_LaunchSparseAttnEncodeEachTime", "sparse_attn: raw + tensor maps encoded",
+             attn_raw),
+            ("BM_LaunchSparseAttnPlanEachTime", "sparse_attn: raw + PlanLaunch + encode",
+             attn_raw),
+            ("BM_LaunchSparseAttnKernel", "sparse_attn: Kernel::Launch", attn_raw)):
+        if base and name in bench_times:
             bench_lines.append("| {} | {:.0f} ns | {:.0f} ns | {:.3f} |".format(
-                label, bench_times[name], raw, bench_times[name] / raw))
+                label, bench_times[name], base, bench_times[name] / base))
     hot = [(n, t) for n, t in sorted(bench_times.items()) if "HotHit" in n]
     bench_md = ""
     if bench_lines:
