@@ -1,0 +1,58 @@
+// sparse_attn_persistent.h — which query tiles a block of a persistent grid
+// computes (the warp-specialized wgmma engine's grid: one or two blocks per
+// SM walking the query tiles).
+#pragma once
+
+#include "prelude.h"
+#include "sparse_attn_common.h"
+#include "sparse_attn_params.h"
+
+namespace jitk {
+namespace attn {
+
+// One query tile of a persistent block: its first row, head and batch.
+struct QueryTile {
+  int q0, h, b;
+};
+
+// Query tile `item` of the hardware's order of a grid of tiles (query tiles
+// of one head adjacent, longest first; then heads, then batches): its first
+// row, head and batch.
+template <int BLOCK_M>
+JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int item) {
+  const int hb = item / num_q_tiles;
+  return QueryTile{(num_q_tiles - 1 - (item - hb * num_q_tiles)) * BLOCK_M, hb % p.heads_q,
+                   hb / p.heads_q};
+}
+
+// The query tiles one block of a persistent grid computes: that order dealt
+// out in rounds of gridDim.x with every other round reversed, so that a
+// block with a long tile of a causal mask in one round takes a short one in
+// the next and the blocks finish together.
+struct QueryTileWalk {
+  int round = 0;
+  int item = int(blockIdx.x);
+
+  // The next tile of this block and its key tiles; false when none is left.
+  template <int BLOCK_M, int BLOCK_N>
+  JITK_DEVICE bool take(const SparseAttnParams& p, int num_q_tiles, int items, QueryTile* qt,
+                        KvSchedule* sched) {
+    // Items past the end exist only in the last round's reversed part.
+    while (round * int(gridDim.x) < items && item >= items) next();
+    if (round * int(gridDim.x) >= items) return false;
+    *qt = query_tile<BLOCK_M>(p, num_q_tiles, item);
+    *sched = query_schedule(p, qt->q0, qt->h, qt->b, BLOCK_N);
+    next();
+    return true;
+  }
+
+ private:
+  JITK_DEVICE void next() {
+    ++round;
+    const int in_round = round % 2 == 0 ? int(blockIdx.x) : int(gridDim.x) - 1 - int(blockIdx.x);
+    item = round * int(gridDim.x) + in_round;
+  }
+};
+
+}  // namespace attn
+}  // namespace jitk
