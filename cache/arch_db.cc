@@ -257,6 +257,7 @@ absl::Status ArchDb::OpenUserLocked() {
 
   absl::Status schema = EnsureSchema(**db, arch_);
   if (!schema.ok()) {
+    if (options_.refuse_foreign && absl::IsFailedPrecondition(schema)) return schema;
     const bool repairable =
         !(*db)->read_only() && (absl::IsDataLoss(schema) || absl::IsFailedPrecondition(schema));
     if (!repairable) return schema;

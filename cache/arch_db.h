@@ -10,6 +10,8 @@
 //     flock on <path>.lock, a fresh file takes its place, the verified rows
 //     of the old file are copied over, and one warning says so. The call that
 //     hit the damage returns kDataLoss; later calls use the fresh file.
+//     With ArchDbOptions::refuse_foreign, a sound DB of another arch or a
+//     newer schema is refused instead.
 //   * A user DB or directory that cannot be written opens read-only with a
 //     warning; writes then return kPermissionDenied.
 //   * When the file at `path` is replaced or deleted by another process
@@ -54,6 +56,11 @@ struct ArchDbOptions {
   DbMode mode = DbMode::kWal;
   absl::Duration busy_timeout = absl::Seconds(30);
   WarningSink warn = StderrWarningSink();
+  // A user DB that is a sound jitk DB of another arch or of a newer schema
+  // is refused (kFailedPrecondition, the file untouched) instead of moved
+  // aside: for a file the user named, which is not damaged but not this
+  // run's (jitk-tune --db).
+  bool refuse_foreign = false;
 };
 
 class ArchDb {

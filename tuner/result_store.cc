@@ -177,9 +177,17 @@ std::unique_ptr<ResultStore> NewMemoryResultStore() {
 
 absl::StatusOr<std::unique_ptr<ResultStore>> OpenDbResultStore(const std::string& path,
                                                                absl::string_view arch) {
-  JITK_ASSIGN_OR_RETURN(std::unique_ptr<cache::ArchDb> db,
-                        cache::ArchDb::Open(path, std::string(arch), {}));
-  return std::unique_ptr<ResultStore>(std::make_unique<DbResultStore>(std::move(db)));
+  cache::ArchDbOptions options;
+  options.refuse_foreign = true;
+  absl::StatusOr<std::unique_ptr<cache::ArchDb>> db =
+      cache::ArchDb::Open(path, std::string(arch), options);
+  if (absl::IsFailedPrecondition(db.status())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(db.status().message(), ": a DB holds the results of one arch and this jitk's ",
+                     "schema; pass --db a new file for ", arch, " (e.g. ", arch, ".db)"));
+  }
+  if (!db.ok()) return db.status();
+  return std::unique_ptr<ResultStore>(std::make_unique<DbResultStore>(*std::move(db)));
 }
 
 std::unique_ptr<ResultStore> NewKernelCacheResultStore(cache::KernelCache& cache) {

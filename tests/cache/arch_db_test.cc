@@ -232,6 +232,36 @@ TEST_F(ArchDbTest, OtherArchFileIsMovedAside) {
   EXPECT_THAT(db->GetCodeObject("k1"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("k1")));
 }
 
+// A file the user named (jitk-tune --db) that is sound but of another arch
+// or a newer schema is refused and left as it is, its rows intact.
+TEST_F(ArchDbTest, RefuseForeignLeavesOtherArchAndNewerSchemaFiles) {
+  const std::string path = dir_ / "cluster.db";
+  Fill(path, DbMode::kWal, "sm_90");
+  ArchDbOptions options = Options();
+  options.refuse_foreign = true;
+  EXPECT_THAT(ArchDb::Open(path, "gfx90a", options),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("holds arch 'sm_90', not 'gfx90a'")));
+  {
+    std::unique_ptr<SqliteDb> raw = std::move(*SqliteDb::Open(path, {}));
+    ASSERT_THAT(raw->Exec("PRAGMA user_version=7"), IsOk());
+  }
+  EXPECT_THAT(ArchDb::Open(path, "sm_90", options),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("schema version 7")));
+  EXPECT_EQ(warnings_.All(), "") << "nothing moved aside";
+  for (const std::string& name : testing::ListDir(dir_.path())) {
+    EXPECT_EQ(name.find(".corrupt-"), std::string::npos) << name;
+  }
+  {
+    std::unique_ptr<SqliteDb> raw = std::move(*SqliteDb::Open(path, {}));
+    ASSERT_THAT(raw->Exec(absl::StrCat("PRAGMA user_version=", kSchemaVersion)), IsOk());
+  }
+  std::unique_ptr<ArchDb> db = Open(path, DbMode::kWal, "sm_90");
+  ASSERT_NE(db, nullptr);
+  ExpectNothingCorrupt(*db);
+  EXPECT_THAT(db->GetCodeObject("k1"), IsOk()) << "the rows are still there";
+}
+
 TEST_F(ArchDbTest, BadBlobChecksumDropsThatRowOnly) {
   const std::string path = dir_ / "gfx90a.db";
   Fill(path);

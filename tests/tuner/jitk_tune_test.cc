@@ -128,6 +128,27 @@ TEST_F(JitkTuneTest, BadUsageExitsWithTwoAndSaysWhy) {
   EXPECT_THAT(run.err, HasSubstr("gfx1"));
 }
 
+// A DB of another arch named with --db is refused with the fix, and kept
+// as it was (not moved aside as damaged).
+TEST_F(JitkTuneTest, DbOfAnotherArchIsRefusedAndKept) {
+  if (!CompilerFor("sm_90")) GTEST_SKIP() << "no NVRTC";
+  const fs::path db = dir_ / "cluster.db";
+  ToolRun run = Tune("--arch sm_90 --compile-only --kernel scaled_add --shape 'f32;n=4096' "
+                     "--budget 1 --db '" + db.string() + "'");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto rows = CodeObjects(db);
+  ASSERT_EQ(rows.size(), 1u);
+  run = Tune("--arch sm_80 --compile-only --kernel scaled_add --shape 'f32;n=4096' --budget 1 "
+             "--db '" + db.string() + "'");
+  EXPECT_NE(run.status, 0);
+  EXPECT_THAT(run.err, HasSubstr("holds arch 'sm_90', not 'sm_80'"));
+  EXPECT_THAT(run.err, HasSubstr("pass --db a new file for sm_80"));
+  EXPECT_EQ(CodeObjects(db), rows) << "the sm_90 DB is where it was, its rows intact";
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().string().find(".corrupt-"), std::string::npos) << entry.path();
+  }
+}
+
 class JitkTuneArchTest : public JitkTuneTest, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(JitkTuneArchTest, CompileOnlyWritesCodeObjectsAndResourceReportsToTheDb) {
