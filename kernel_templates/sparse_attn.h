@@ -285,9 +285,19 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
 
 }  // namespace attn
 
+// The waves per SIMD asked of the compiler (MfmaWavesPerSimd); CDNA1
+// (gfx908) accumulates in AGPRs only.
+#if JITK_HIP && defined(__AMDGCN__) && !defined(__gfx908__)
+#define JITK_ATTN_WAVES_PER_SIMD(N) __attribute__((amdgpu_waves_per_eu(N)))
+#else
+#define JITK_ATTN_WAVES_PER_SIMD(N)
+#endif
+
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
           int ENGINE>
-__global__ void __launch_bounds__(WAVES * kWaveSize) sparse_attn_fwd(const SparseAttnParams p) {
+__global__ void __launch_bounds__(WAVES * kWaveSize) JITK_ATTN_WAVES_PER_SIMD(
+    attn::MfmaWavesPerSimd(ENGINE, BLOCK_N, HEAD_DIM, STAGES, WAVES * kWaveSize))
+    sparse_attn_fwd(const SparseAttnParams p) {
   static_assert(STAGES >= 1, "STAGES must be at least 1");
   constexpr int kSmem = attn::SmemBytes(ENGINE, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
 #if JITK_HIP

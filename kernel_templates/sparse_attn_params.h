@@ -120,6 +120,23 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaBlocksPerSm(int block_m, int smem_bytes
   return block_m == 64 && 2 * (smem_bytes + kSmemReservedPerBlock) <= kHopperSmemPerSm ? 2 : 1;
 }
 
+// Waves per SIMD the MFMA engine asks the compiler for on CDNA2 and later
+// (sparse_attn_fwd's amdgpu_waves_per_eu; 1: no request). With two, its
+// code fits 256 registers and, needing no AGPRs, its MFMAs accumulate in
+// VGPRs instead of having O moved between the files around every tile's
+// MFMAs. Asked only where the code fits: Q's and O's rows (3 d / 4 per
+// thread), S's columns (BLOCK_N, with P and the exponentials) and the K
+// elements of all stages per thread at most 224, up to d = 128. A sweep of
+// every gfx90a config at d = 32 to 128 has each such config without spills
+// and the first above it spilling (bench/results/2026-12-04-gfx90a-vgpr-mfma/).
+JITK_ATTN_HOST_DEVICE constexpr int MfmaWavesPerSimd(int engine, int block_n, int head_dim,
+                                                     int stages, int threads) {
+  return engine == kEngineMfma && head_dim <= 128 &&
+                 3 * head_dim / 4 + block_n + block_n * head_dim * stages / threads <= 224
+             ? 2
+             : 1;
+}
+
 // Shared memory one block of the kernel needs, in bytes. The device code
 // static_asserts that its layout matches.
 JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block_n, int stages, int head_dim,

@@ -115,10 +115,17 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
   }
 }
 
-// Accumulation registers (AGPRs) per thread: the MFMA engine's accumulators
-// (hiprtc reports d / 2 at every CDNA default). From gfx90a on they share
-// the VGPRs' file, so they count for occupancy.
-int AccumEstimate(int engine, int64_t d) { return engine == attn::kEngineMfma ? int(d / 2) : 0; }
+// Accumulation registers (AGPRs) per thread: the MFMA engine's
+// accumulators, d / 2 (hiprtc's report), unless from CDNA2 on the kernel
+// asks for two waves per SIMD and they live in VGPRs (MfmaWavesPerSimd).
+int AccumEstimate(int engine, int64_t bn, int64_t waves, int64_t stages, int64_t d,
+                  const ArchInfo& arch) {
+  if (engine != attn::kEngineMfma) return 0;
+  const bool vgprs = arch.family != "cdna1" &&
+                     attn::MfmaWavesPerSimd(engine, int(bn), int(d), int(stages),
+                                            int(waves * arch.wave_size)) > 1;
+  return vgprs ? 0 : int(d / 2);
+}
 
 // Resident blocks per CU / SM of `engine` at these tiles, from the register
 // estimates and the shared memory of a block.
@@ -126,7 +133,7 @@ int BlocksPerCu(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t stage
                 int64_t smem, const ArchInfo& arch) {
   ResourceUsage usage;
   usage.registers = RegisterEstimate(engine, bm, bn, waves, stages, d, arch);
-  usage.accum_registers = AccumEstimate(engine, d);
+  usage.accum_registers = AccumEstimate(engine, bn, waves, stages, d, arch);
   usage.lds_bytes = int(smem);
   return EstimateOccupancy(usage, int(waves * arch.wave_size), arch).blocks_per_cu;
 }

@@ -169,6 +169,12 @@ TEST(SparseAttnMfmaCompileTest, EveryHeadDimDefaultFits) {
       EXPECT_LE(r.registers + r.accum_registers, arch.max_registers_per_thread) << what;
       EXPECT_EQ(r.spills, 0) << what;
       EXPECT_EQ(r.scratch_bytes, 0) << what;
+      // Where the kernel asks for two waves per SIMD its MFMAs accumulate in
+      // VGPRs; elsewhere the compiler takes AGPRs.
+      const int waves_per_simd = attn::MfmaWavesPerSimd(
+          attn::kEngineMfma, int(config.at("BLOCK_N")), d, int(config.at("STAGES")),
+          int(config.at("WAVES")) * arch.wave_size);
+      EXPECT_EQ(r.accum_registers == 0, waves_per_simd == 2) << what << ": " << r.accum_registers;
       // Four waves per CU at least, one per SIMD, by the compiler's counts;
       // except at d = 256 with 64-row tiles, where the smallest tile pair
       // (64x32: 35 KB of LDS) leaves room for one block of two waves.
