@@ -83,6 +83,34 @@ absl::Status PrecheckFile(const std::string& path, off_t size) {
   return absl::OkStatus();
 }
 
+// For a file the user named (ArchDbOptions::refuse_foreign): whether it is a
+// sound jitk DB of `arch` this jitk can use, read without changing anything
+// (no journal switch, no migration).
+absl::Status ProbeNamedFile(const std::string& path, const std::string& arch,
+                            absl::Duration busy_timeout) {
+  SqliteOpenOptions open;
+  open.read_only = true;
+  open.journal = JournalMode::kKeep;
+  open.busy_timeout = busy_timeout;
+  JITK_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, open));
+  JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaInfo(*db));
+  if (info.empty) return absl::OkStatus();
+  if (info.application_id != kApplicationId) {
+    return absl::DataLossError(absl::StrCat("database ", path, " is not a jitk cache DB",
+                                            " (application_id ", info.application_id, ")"));
+  }
+  if (info.version > kSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat("database ", path, " has schema version ",
+                                                      info.version, ", newer than this jitk's ",
+                                                      kSchemaVersion));
+  }
+  if (info.arch != arch) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("database ", path, " holds arch '", info.arch, "', not '", arch, "'"));
+  }
+  return absl::OkStatus();
+}
+
 // An flock(2) on <db>.lock. Shared while a file is opened, exclusive while
 // a damaged file is moved aside, so nobody opens a file mid-move.
 class FileLock {
@@ -214,8 +242,11 @@ absl::Status ArchDb::OpenUserLocked() {
     ino_ = id.ino;
     absl::Status pre = PrecheckFile(path_, id.size);
     if (!pre.ok()) {
-      if (read_only_mode || !Writable(path_)) return pre;
+      if (read_only_mode || !Writable(path_) || options_.refuse_foreign) return pre;
       return recover(pre);
+    }
+    if (options_.refuse_foreign) {
+      JITK_RETURN_IF_ERROR(ProbeNamedFile(path_, arch_, options_.busy_timeout));
     }
   }
 
@@ -242,7 +273,8 @@ absl::Status ArchDb::OpenUserLocked() {
     db = SqliteDb::Open(path_, open);
   }
   if (!db.ok()) {
-    if (absl::IsDataLoss(db.status()) && !read_only_mode && Writable(path_)) {
+    if (absl::IsDataLoss(db.status()) && !read_only_mode && Writable(path_) &&
+        !options_.refuse_foreign) {
       return recover(db.status());
     }
     return db.status();
@@ -257,7 +289,7 @@ absl::Status ArchDb::OpenUserLocked() {
 
   absl::Status schema = EnsureSchema(**db, arch_);
   if (!schema.ok()) {
-    if (options_.refuse_foreign && absl::IsFailedPrecondition(schema)) return schema;
+    if (options_.refuse_foreign) return schema;
     const bool repairable =
         !(*db)->read_only() && (absl::IsDataLoss(schema) || absl::IsFailedPrecondition(schema));
     if (!repairable) return schema;

@@ -10,8 +10,7 @@
 //     flock on <path>.lock, a fresh file takes its place, the verified rows
 //     of the old file are copied over, and one warning says so. The call that
 //     hit the damage returns kDataLoss; later calls use the fresh file.
-//     With ArchDbOptions::refuse_foreign, a sound DB of another arch or a
-//     newer schema is refused instead.
+//     With ArchDbOptions::refuse_foreign, such a file is refused instead.
 //   * A user DB or directory that cannot be written opens read-only with a
 //     warning; writes then return kPermissionDenied.
 //   * When the file at `path` is replaced or deleted by another process
@@ -56,10 +55,12 @@ struct ArchDbOptions {
   DbMode mode = DbMode::kWal;
   absl::Duration busy_timeout = absl::Seconds(30);
   WarningSink warn = StderrWarningSink();
-  // A user DB that is a sound jitk DB of another arch or of a newer schema
-  // is refused (kFailedPrecondition, the file untouched) instead of moved
-  // aside: for a file the user named, which is not damaged but not this
-  // run's (jitk-tune --db).
+  // A user DB that, when opened, is not a sound jitk DB this run can use
+  // (damaged or not SQLite: kDataLoss; another program's: kDataLoss; another
+  // arch or a newer schema: kFailedPrecondition) is refused with the reason
+  // and left untouched (read before any write: no journal switch, no
+  // migration) instead of moved aside: for a file the user named
+  // (jitk-tune --db). Damage a later read finds is still repaired.
   bool refuse_foreign = false;
 };
 

@@ -121,7 +121,8 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaBlocksPerSm(int block_m, int smem_bytes
 }
 
 // Waves per SIMD the MFMA engine asks the compiler for on CDNA2 and later
-// (sparse_attn_fwd's amdgpu_waves_per_eu; 1: no request). With two, its
+// (sparse_attn_fwd's amdgpu_waves_per_eu; 0: no request, which clang
+// leaves out of the code object). With two, its
 // code fits 256 registers and, needing no AGPRs, its MFMAs accumulate in
 // VGPRs instead of having O moved between the files around every tile's
 // MFMAs. Asked only where the code fits: Q's and O's rows (3 d / 4 per
@@ -134,7 +135,7 @@ JITK_ATTN_HOST_DEVICE constexpr int MfmaWavesPerSimd(int engine, int block_n, in
   return engine == kEngineMfma && head_dim <= 128 &&
                  3 * head_dim / 4 + block_n + block_n * head_dim * stages / threads <= 224
              ? 2
-             : 1;
+             : 0;
 }
 
 // Shared memory one block of the kernel needs, in bytes. The device code

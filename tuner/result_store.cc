@@ -186,6 +186,11 @@ absl::StatusOr<std::unique_ptr<ResultStore>> OpenDbResultStore(const std::string
         absl::StrCat(db.status().message(), ": a DB holds the results of one arch and this jitk's ",
                      "schema; pass --db a new file for ", arch, " (e.g. ", arch, ".db)"));
   }
+  if (absl::IsDataLoss(db.status())) {
+    return absl::DataLossError(absl::StrCat(
+        db.status().message(), ": jitk-tune leaves a file named by --db as it is; pass --db a ",
+        "new file for ", arch, " (e.g. ", arch, ".db), or move this one aside"));
+  }
   if (!db.ok()) return db.status();
   return std::unique_ptr<ResultStore>(std::make_unique<DbResultStore>(*std::move(db)));
 }

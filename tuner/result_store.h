@@ -78,9 +78,9 @@ class ResultStore {
 std::unique_ptr<ResultStore> NewMemoryResultStore();
 
 // One cache DB file for one architecture (created when missing). Errors as
-// for cache::ArchDb::Open; a sound DB of another arch or of a newer schema
-// is refused with kFailedPrecondition and left as it is (the user named it:
-// moving it aside would hide it).
+// for cache::ArchDb::Open; a file that is not a sound jitk DB of this arch
+// and schema is refused with the reason and the fix, and left as it is (the
+// user named it: moving it aside would hide it).
 absl::StatusOr<std::unique_ptr<ResultStore>> OpenDbResultStore(const std::string& path,
                                                                absl::string_view arch);
 

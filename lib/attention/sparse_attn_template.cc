@@ -230,6 +230,7 @@ constexpr absl::string_view kArgNames[kNumArgs] = {
     "v_stride_b", "v_stride_h", "v_stride_l", "o_stride_b", "o_stride_h", "o_stride_l",
     "scale", "window", "global_tokens"};
 // clang-format on
+static_assert(kNumArgs <= LaunchArgNames::kMaxNames, "LaunchArgNames holds at most kMaxNames");
 
 class SparseAttnTemplate final : public KernelTemplate {
  public:

@@ -262,6 +262,41 @@ TEST_F(ArchDbTest, RefuseForeignLeavesOtherArchAndNewerSchemaFiles) {
   EXPECT_THAT(db->GetCodeObject("k1"), IsOk()) << "the rows are still there";
 }
 
+// The same for files that are no jitk DB at all, and for a rollback-journal
+// DB of another arch, which is read without switching it to WAL.
+TEST_F(ArchDbTest, RefuseForeignLeavesFilesThatAreNoJitkDb) {
+  ArchDbOptions options = Options();
+  options.refuse_foreign = true;
+  const std::string text = dir_ / "notes.txt";
+  WriteBytes(text, "my notes, not a database\n");
+  EXPECT_THAT(ArchDb::Open(text, "gfx90a", options),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr(text)));
+  EXPECT_EQ(ReadBytes(text), "my notes, not a database\n");
+
+  const std::string other = dir_ / "other.sqlite";
+  {
+    std::unique_ptr<SqliteDb> raw = std::move(*SqliteDb::Open(other, {}));
+    ASSERT_THAT(raw->Exec("CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('mine')"),
+                IsOk());
+  }
+  const std::string other_bytes = ReadBytes(other);
+  EXPECT_THAT(ArchDb::Open(other, "gfx90a", options),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("not a jitk cache DB")));
+  EXPECT_EQ(ReadBytes(other), other_bytes);
+
+  const std::string rollback = dir_ / "sm_90.db";
+  Fill(rollback, DbMode::kNfs, "sm_90");
+  const std::string rollback_bytes = ReadBytes(rollback);
+  EXPECT_THAT(ArchDb::Open(rollback, "gfx90a", options),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("holds arch 'sm_90'")));
+  EXPECT_EQ(ReadBytes(rollback), rollback_bytes) << "not switched to WAL";
+  EXPECT_EQ(warnings_.All(), "");
+  for (const std::string& name : testing::ListDir(dir_.path())) {
+    EXPECT_EQ(name.find(".corrupt-"), std::string::npos) << name;
+    EXPECT_NE(name, "sm_90.db-wal");
+  }
+}
+
 TEST_F(ArchDbTest, BadBlobChecksumDropsThatRowOnly) {
   const std::string path = dir_ / "gfx90a.db";
   Fill(path);

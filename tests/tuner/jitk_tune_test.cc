@@ -149,6 +149,23 @@ TEST_F(JitkTuneTest, DbOfAnotherArchIsRefusedAndKept) {
   }
 }
 
+// A file that is no DB at all, named with --db, is refused and kept.
+TEST_F(JitkTuneTest, DbThatIsNoDatabaseIsRefusedAndKept) {
+  const fs::path notes = dir_ / "notes.txt";
+  { std::ofstream(notes) << "my notes\n"; }
+  ToolRun run = Tune("--arch sm_90 --compile-only --kernel scaled_add --shape 'f32;n=4096' "
+                     "--budget 1 --db '" + notes.string() + "'");
+  EXPECT_NE(run.status, 0);
+  EXPECT_THAT(run.err, HasSubstr("leaves a file named by --db as it is"));
+  std::ifstream in(notes);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "my notes\n");
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().string().find(".corrupt-"), std::string::npos) << entry.path();
+  }
+}
+
 class JitkTuneArchTest : public JitkTuneTest, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(JitkTuneArchTest, CompileOnlyWritesCodeObjectsAndResourceReportsToTheDb) {
