@@ -14,7 +14,7 @@ import re, sys
 p = sys.argv[1]
 s = open(p).read()
 s, n = re.subn(r"(constexpr int MfmaWavesPerSimd\([^)]*\) \{\n  return ).*?;\n}",
-               r"\1engine == kEngineMfma ? 2 : 1;\n}", s, flags=re.S)
+               r"\1engine == kEngineMfma ? 2 : 0;\n}", s, flags=re.S)
 assert n == 1
 open(p, "w").write(s)
 PY
