@@ -173,12 +173,16 @@ void LaunchRaw(benchmark::State& state, const jitk::Device& device_handle,
   Drain drain(state, device_handle);
   for (auto _ : state) {
     absl::Status status;
-    if (per_launch == PerLaunch::kPlanAndEncode) status = plan_launch(plan);
-    if (per_launch == PerLaunch::kEncode) plan.tensor_maps = requests;
-    if (status.ok()) status = jitk::internal::EncodeTensorMaps(*impl.backend, plan);
-    if (status.ok()) {
+    if (per_launch == PerLaunch::kNothing) {
       status = impl.backend->Launch(device, impl.function, plan.grid, plan.block,
                                     plan.dynamic_shared_bytes, nullptr, plan.args.pointers());
+    } else {
+      // What Kernel::Launch does after (or, kEncode, without) planning.
+      if (per_launch == PerLaunch::kPlanAndEncode) status = plan_launch(plan);
+      if (per_launch == PerLaunch::kEncode) plan.tensor_maps = requests;
+      if (status.ok()) {
+        status = jitk::internal::LaunchPlanned(*impl.backend, device, impl.function, plan, nullptr);
+      }
     }
     if (!status.ok()) return state.SkipWithError(std::string(status.ToString()).c_str());
     if (!drain.Tick()) return;

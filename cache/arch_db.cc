@@ -95,20 +95,8 @@ absl::Status ProbeNamedFile(const std::string& path, const std::string& arch,
   JITK_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, open));
   JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaInfo(*db));
   if (info.empty) return absl::OkStatus();
-  if (info.application_id != kApplicationId) {
-    return absl::DataLossError(absl::StrCat("database ", path, " is not a jitk cache DB",
-                                            " (application_id ", info.application_id, ")"));
-  }
-  if (info.version > kSchemaVersion) {
-    return absl::FailedPreconditionError(absl::StrCat("database ", path, " has schema version ",
-                                                      info.version, ", newer than this jitk's ",
-                                                      kSchemaVersion));
-  }
-  if (info.arch != arch) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("database ", path, " holds arch '", info.arch, "', not '", arch, "'"));
-  }
-  return absl::OkStatus();
+  JITK_RETURN_IF_ERROR(CheckMarkers(info, path));
+  return CheckArch(info, arch, path);
 }
 
 // An flock(2) on <db>.lock. Shared while a file is opened, exclusive while

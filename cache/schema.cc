@@ -101,14 +101,6 @@ absl::Status Migrate(SqliteDb& db, int from, int to, absl::Span<const Migration>
   return db.Exec(absl::StrCat("PRAGMA user_version=", to));
 }
 
-absl::Status CheckArch(const SchemaInfo& info, absl::string_view arch, const std::string& path) {
-  if (!arch.empty() && info.arch != arch) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("database ", path, " holds arch '", info.arch, "', not '", arch, "'"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Span<const Migration> Migrations() {
@@ -152,6 +144,27 @@ absl::StatusOr<SchemaInfo> ReadSchemaInfo(SqliteDb& db) {
   return info;
 }
 
+absl::Status CheckMarkers(const SchemaInfo& info, const std::string& path, int target_version) {
+  if (info.application_id != kApplicationId) {
+    return absl::DataLossError(absl::StrCat("database ", path, " is not a jitk cache DB",
+                                            " (application_id ", info.application_id, ")"));
+  }
+  if (info.version > target_version) {
+    return absl::FailedPreconditionError(absl::StrCat("database ", path, " has schema version ",
+                                                      info.version, ", newer than this jitk's ",
+                                                      target_version));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckArch(const SchemaInfo& info, absl::string_view arch, const std::string& path) {
+  if (!arch.empty() && info.arch != arch) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("database ", path, " holds arch '", info.arch, "', not '", arch, "'"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status EnsureSchema(SqliteDb& db, absl::string_view arch,
                           absl::Span<const Migration> migrations, int target_version) {
   JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaInfo(db));
@@ -176,15 +189,7 @@ absl::Status EnsureSchema(SqliteDb& db, absl::string_view arch,
       JITK_ASSIGN_OR_RETURN(info, ReadSchemaInfo(db));
     }
   }
-  if (info.application_id != kApplicationId) {
-    return absl::DataLossError(absl::StrCat("database ", path, " is not a jitk cache DB",
-                                            " (application_id ", info.application_id, ")"));
-  }
-  if (info.version > target_version) {
-    return absl::FailedPreconditionError(absl::StrCat("database ", path, " has schema version ",
-                                                      info.version, ", newer than this jitk's ",
-                                                      target_version));
-  }
+  JITK_RETURN_IF_ERROR(CheckMarkers(info, path, target_version));
   if (info.version < target_version) {
     if (db.read_only()) {
       return absl::FailedPreconditionError(absl::StrCat("database ", path, " has schema version ",

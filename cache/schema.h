@@ -58,6 +58,14 @@ struct SchemaInfo {
 // Reads the markers and meta without changing anything.
 absl::StatusOr<SchemaInfo> ReadSchemaInfo(SqliteDb& db);
 
+// The checks EnsureSchema makes of what a file says about itself, for a
+// caller that must not change the file: another application_id →
+// kDataLoss; a schema newer than target_version → kFailedPrecondition.
+absl::Status CheckMarkers(const SchemaInfo& info, const std::string& path,
+                          int target_version = kSchemaVersion);
+// meta.arch differs from `arch` (when `arch` is set) → kFailedPrecondition.
+absl::Status CheckArch(const SchemaInfo& info, absl::string_view arch, const std::string& path);
+
 // Makes `db` a usable DB for `arch` at `target_version`: creates the tables
 // in a new file, migrates an older one (one transaction), checks the rest.
 //   not a jitk DB (other application_id, missing tables) → kDataLoss

@@ -121,11 +121,10 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaBlocksPerSm(int block_m, int smem_bytes
 }
 
 // Waves per SIMD the MFMA engine asks the compiler for on CDNA2 and later
-// (sparse_attn_fwd's amdgpu_waves_per_eu; 0: no request, which clang
-// leaves out of the code object). With two, its
-// code fits 256 registers and, needing no AGPRs, its MFMAs accumulate in
-// VGPRs instead of having O moved between the files around every tile's
-// MFMAs. Asked only where the code fits: Q's and O's rows (3 d / 4 per
+// (sparse_attn_fwd's amdgpu_waves_per_eu; 0: no request, which clang leaves
+// out of the code object). With two, its code fits 256 registers and,
+// needing no AGPRs, its MFMAs accumulate in VGPRs instead of having O moved
+// between the files around every tile's MFMAs. Asked only where it fits: Q's and O's rows (3 d / 4 per
 // thread), S's columns (BLOCK_N, with P and the exponentials) and the K
 // elements of all stages per thread at most 224, up to d = 128. A sweep of
 // every gfx90a config at d = 32 to 128 has each such config without spills

@@ -9,7 +9,7 @@ namespace jitk::internal {
 
 LaunchArgNames::LaunchArgNames(absl::string_view kernel,
                                absl::Span<const absl::string_view> names)
-    : kernel_(kernel), names_(names.begin(), names.end()) {
+    : kernel_(kernel), names_(names) {
   // A template's table is fixed at build time: too many names is a bug in
   // the template, not bad input.
   if (names_.size() > kMaxNames) std::abort();
@@ -27,11 +27,9 @@ absl::Status BoundLaunchArgs::Bind(const LaunchArgNames& names, const LaunchArgs
   for (const LaunchArgs::Arg& arg : args.args()) {
     const int index = names.Find(arg.name);
     if (ABSL_PREDICT_FALSE(index < 0)) {
-      std::vector<absl::string_view> known;
-      for (size_t i = 0; i < names.size(); ++i) known.push_back(names.name(int(i)));
-      return absl::InvalidArgumentError(absl::StrCat(names.kernel(),
-                                                     " takes no launch argument '", arg.name,
-                                                     "'; it takes ", absl::StrJoin(known, ", ")));
+      return absl::InvalidArgumentError(absl::StrCat(names.kernel(), " takes no launch argument '",
+                                                     arg.name, "'; it takes ",
+                                                     absl::StrJoin(names.names(), ", ")));
     }
     args_[index] = &arg;
   }

@@ -10,7 +10,6 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -30,6 +29,7 @@ class LaunchArgNames {
   LaunchArgNames(absl::string_view kernel, absl::Span<const absl::string_view> names);
 
   absl::string_view kernel() const { return kernel_; }
+  absl::Span<const absl::string_view> names() const { return names_; }
   absl::string_view name(int index) const { return names_[index]; }
   size_t size() const { return names_.size(); }
   // The position of `name`, or -1.
@@ -37,7 +37,7 @@ class LaunchArgNames {
 
  private:
   absl::string_view kernel_;
-  std::vector<absl::string_view> names_;
+  absl::Span<const absl::string_view> names_;
   absl::flat_hash_map<absl::string_view, int> positions_;
 };
 

@@ -2,8 +2,9 @@
 // SIMT emulator: the NVIDIA mma.sync engine (fragment layouts of the PTX
 // ISA) and the FMA engine, on every layout, against the fp64 reference.
 // The mma.sync cases plan for sm_80, whose kernel copies with cp.async; the
-// MmaTma cases plan for sm_90, whose kernel (sparse_attn_tma_fwd) brings K
-// and V by tensor-memory copies on mbarriers (emulated_tma.h).
+// MmaTma cases, and the second run of some Mma cases, plan for sm_90, whose
+// kernel (sparse_attn_tma_fwd) brings K and V by tensor-memory copies on
+// mbarriers (emulated_tma.h).
 #include <algorithm>
 #include <iterator>
 #include <vector>
@@ -203,6 +204,10 @@ TEST(EmulatedWave32Test, MmaBf16SlidingWindowBlhd) {
                   "sm_80", "jitk::sparse_attn_fwd<32, 16, 2, 3, 32, jitk::bf16, 2, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<32, 16, 2, 3, 32, jitk_emu32::bf16, 2, 1>, run,
                  *mask);
+  // The same tiles by tensor-memory copies (sm_90).
+  run.arch = "sm_90";
+  run.expected_name = "jitk::sparse_attn_tma_fwd<32, 16, 2, 3, 32, jitk::bf16, 2>";
+  RunEmulated<E, Maps>(&MmaTmaFwd<32, 16, 2, 3, 32, jitk_emu32::bf16, 2>, run, *mask);
 }
 
 // Both tile orders (TileOrder) cover every query tile of every head and
@@ -244,6 +249,10 @@ TEST(EmulatedWave32Test, MmaF16CausalTwoPassStagesLargeScores) {
   run.scale = 4.0f;
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<64, 128, 2, 2, 64, jitk_emu32::f16, 1, 1>, run,
                  *mask);
+  // The same tiles by tensor-memory copies (sm_90).
+  run.arch = "sm_90";
+  run.expected_name = "jitk::sparse_attn_tma_fwd<64, 128, 2, 2, 64, jitk::f16, 1>";
+  RunEmulated<E, Maps>(&MmaTmaFwd<64, 128, 2, 2, 64, jitk_emu32::f16, 1>, run, *mask);
 }
 
 // Two m-tiles per warp under the two-sided sliding mask (one pass of 64
@@ -287,25 +296,6 @@ TEST(EmulatedWave32Test, MmaTmaF16CausalGqaOddLengths) {
                   "jitk::sparse_attn_tma_fwd<32, 32, 2, 2, 64, jitk::f16, 1>"};
   run.problem.batch = 2;
   RunEmulated<E, Maps>(&MmaTmaFwd<32, 32, 2, 2, 64, jitk_emu32::f16, 1>, run, *mask);
-}
-
-TEST(EmulatedWave32Test, MmaTmaBf16SlidingWindowBlhd) {
-  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(90, 130, 40, 8, true, 32);
-  ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kBF16, 2, 2, 90, 130, 32, /*blhd=*/true), Config(32, 16, 2, 3),
-                  "sm_90", "jitk::sparse_attn_tma_fwd<32, 16, 2, 3, 32, jitk::bf16, 2>"};
-  RunEmulated<E, Maps>(&MmaTmaFwd<32, 16, 2, 3, 32, jitk_emu32::bf16, 2>, run, *mask);
-}
-
-// Two m-tiles per warp, 128-key stages in two passes, both sides of the
-// deferred rescale (as MmaF16CausalTwoPassStagesLargeScores).
-TEST(EmulatedWave32Test, MmaTmaF16CausalTwoPassStagesLargeScores) {
-  absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 128);
-  ASSERT_TRUE(mask.ok()) << mask.status();
-  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 128, 2, 2), "sm_90",
-                  "jitk::sparse_attn_tma_fwd<64, 128, 2, 2, 64, jitk::f16, 1>"};
-  run.scale = 4.0f;
-  RunEmulated<E, Maps>(&MmaTmaFwd<64, 128, 2, 2, 64, jitk_emu32::f16, 1>, run, *mask);
 }
 
 // The smallest head dim: boxes of 24 columns over 16, a per-head mask with

@@ -178,7 +178,7 @@ class Emulator {
       ++progress_;
       return;
     }
-    while (b.generation == generation) swapcontext(&fibers_[current_].ctx, &scheduler_);
+    while (b.generation == generation) Yield();
   }
 
   const std::function<void()>* body_ = nullptr;
