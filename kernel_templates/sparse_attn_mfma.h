@@ -30,8 +30,8 @@ struct MfmaEngine {
   static constexpr int kStages = STAGES;
   static constexpr int kHeadDim = HEAD_DIM;
   static constexpr int kThreads = WAVES * 64;
-  static constexpr int kKRow = MfmaKRow(HEAD_DIM);
-  static constexpr int kVRow = MfmaVRow(BLOCK_N);
+  static constexpr int kKUnits = HEAD_DIM / 4;  // 8-byte units per LDS row of K
+  static constexpr int kVUnits = BLOCK_N / 4;   // and of V^T
   static constexpr int kNC = BLOCK_N / 32;   // 32-key chunks of S^T
   static constexpr int kDC = HEAD_DIM / 32;  // 32-column chunks of O^T
   static constexpr int kKS = HEAD_DIM / 8;   // k-steps of K Q^T
@@ -51,12 +51,15 @@ struct MfmaEngine {
   int wave;
   int col;  // lane % 32: the query this lane works for
   int hi;   // lane / 32
+  int k_lane, v_lane;  // the lane's part of its K and V^T read offsets (MfmaPairXor)
 
   JITK_DEVICE void begin(const T* q, i64 q_stride, int q0, int len_q) {
     wave = int(threadIdx.x) / 64;
     int lane = int(threadIdx.x) % 64;
     col = lane & 31;
     hi = lane >> 5;
+    k_lane = MfmaTileOffset(kKUnits, col, hi);
+    v_lane = MfmaTileOffset(kVUnits, col, hi);
     m = neg_inf();
     l = 0.f;
 #pragma unroll
@@ -90,13 +93,17 @@ struct MfmaEngine {
 #pragma unroll
       for (int v = 0; v < 16; ++v) s[kc][v] = 0.f;
     }
-    // S^T = K Q^T.
+    // S^T = K Q^T. Each read: the lane's offset XOR a constant, plus an
+    // immediate. The offset is opaque per 32-key chunk: otherwise the
+    // compiler pairs the chunks' reads and loads all of their operands at
+    // once (17 more VGPRs at d = 64).
 #pragma unroll
     for (int kc = 0; kc < kNC; ++kc) {
-      const T* krow = sk + (kc * 32 + col) * kKRow + 4 * hi;
+      const int kl = opaque(k_lane);
 #pragma unroll
       for (int ks = 0; ks < kKS; ++ks) {
-        const u64 w = *reinterpret_cast<const u64*>(krow + ks * 8);
+        const u64 w = *reinterpret_cast<const u64*>(sk + (kl ^ MfmaPairXor(kKUnits, ks)) +
+                                                    MfmaPairStep(kKUnits, kc * 32, ks));
         const Frag4 a = {u32(w), u32(w >> 32)};
         s[kc] = mfma_32x32x8<T>(a, qf[ks], s[kc]);
       }
@@ -156,16 +163,18 @@ struct MfmaEngine {
     // O^T += V^T P^T.
 #pragma unroll
     for (int kc = 0; kc < kNC; ++kc) {
+      const int vl = opaque(v_lane);
 #pragma unroll
       for (int st = 0; st < 4; ++st) {
         Frag4 pb;
         pb.lo = pack2<T>(s[kc][4 * st], s[kc][4 * st + 1]);
         pb.hi = pack2<T>(s[kc][4 * st + 2], s[kc][4 * st + 3]);
         // V^T's row col of chunk dc, keys 8 st + 4 hi .. + 3: one 8-byte read.
-        const T* vcol = svt + col * kVRow + kc * 32 + 8 * st + 4 * hi;
 #pragma unroll
         for (int dc = 0; dc < kDC; ++dc) {
-          const u64 w = *reinterpret_cast<const u64*>(vcol + dc * 32 * kVRow);
+          const u64 w =
+              *reinterpret_cast<const u64*>(svt + (vl ^ MfmaPairXor(kVUnits, 4 * kc + st)) +
+                                            MfmaPairStep(kVUnits, dc * 32, 4 * kc + st));
           const Frag4 va = {u32(w), u32(w >> 32)};
           o[dc] = mfma_32x32x8<T>(va, pb, o[dc]);
         }

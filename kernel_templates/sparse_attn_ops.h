@@ -7,8 +7,9 @@
 //                  (NVIDIA: cp.async.cg; AMD: a plain 16-byte load + store)
 //   Vec16 / load16 / store16   AMD: the two halves of that copy, with the
 //                  16 bytes held in registers in between (sparse_attn_staged.h);
-//                  store16 writes zeros when !valid and needs only 8-byte
-//                  alignment
+//                  store16 writes zeros when !valid, and the two 8-byte halves
+//                  in swapped order when swap
+//   opaque         AMD: its argument, hidden from the compiler's loop hoisting
 //   cp_async_commit / cp_async_wait<N>   cp.async groups (no-ops on AMD)
 //   ldmatrix_x4 / ldmatrix_x4_trans      four 8x8 b16 matrices from shared
 //   mma_16816<T>   D += A(16x16) B(16x8), fp32 accumulate, T = f16 / bf16
@@ -132,10 +133,16 @@ JITK_DEVICE SmemPtr smem_ptr(const void* p) { return static_cast<char*>(const_ca
 // select right after the load would wait for it there.
 typedef u32 Vec16 __attribute__((ext_vector_type(4)));
 JITK_DEVICE Vec16 load16(const void* src) { return *static_cast<const Vec16*>(src); }
-JITK_DEVICE void store16(SmemPtr dst, Vec16 c, bool valid) {
-  u64* d = reinterpret_cast<u64*>(dst);
-  d[0] = valid ? u64(c[0]) | (u64(c[1]) << 32) : 0;
-  d[1] = valid ? u64(c[2]) | (u64(c[3]) << 32) : 0;
+JITK_DEVICE void store16(SmemPtr dst, Vec16 c, bool valid, bool swap) {
+  const Vec16 zero = {0u, 0u, 0u, 0u};
+  *reinterpret_cast<Vec16*>(dst) = valid ? (swap ? c.zwxy : c) : zero;
+}
+// x, which the compiler cannot see through: what a loop computes from it
+// stays next to its use (one VALU op) instead of being hoisted out of the
+// loop and held in a register across it.
+JITK_DEVICE int opaque(int x) {
+  asm volatile("" : "+v"(x));
+  return x;
 }
 // The synchronous copy selects right after its load: the store follows at
 // once anyway.

@@ -57,13 +57,44 @@ JITK_ATTN_HOST_DEVICE constexpr int PaddedRow(int head_dim, int elem_bytes) {
   return head_dim + kRowPadBytes / elem_bytes;
 }
 
-// The MFMA engine's LDS rows (16-bit elements): K as HEAD_DIM columns per
-// key, V transposed as BLOCK_N keys per column. Its operands are 8-byte
-// reads by 32 lanes of consecutive rows at one offset; with a pitch of 2
-// (mod 4) words each group of 16 lanes hits the 32 banks once, so both pad
-// by 4 elements (8 bytes: rows are only 8-byte aligned).
-JITK_ATTN_HOST_DEVICE constexpr int MfmaKRow(int head_dim) { return head_dim + 4; }
-JITK_ATTN_HOST_DEVICE constexpr int MfmaVRow(int block_n) { return block_n + 4; }
+// The MFMA engine's LDS tiles (16-bit elements): K as BLOCK_N rows of
+// HEAD_DIM, V transposed as HEAD_DIM rows of BLOCK_N keys, unpadded, so that
+// 128x64 at d = 128 takes 32 KiB and two blocks share a CU's 64 KiB. Its
+// operands are 8-byte reads ("units" of four elements) by lanes of
+// consecutive rows at one unit, 16 lanes per LDS cycle: unpadded, those rows
+// would start on the same bank. So a row's units are permuted, unit u of row
+// r stored at u ^ MfmaSwizzle(units, r): 16 consecutive rows (from a multiple
+// of 16) then put one unit on 16 different bank pairs. A row of a multiple of
+// 16 units spans whole 128-byte lines and XORs with r % 16; one of 8 (mod 16)
+// units starts on half a line, by row parity, and XORs with r / 2 % 8. Units
+// per row are a multiple of 8 (HEAD_DIM and BLOCK_N multiples of 32), so a
+// permuted unit stays in its row, and a 16-byte pair of units in its pair.
+JITK_ATTN_HOST_DEVICE constexpr int MfmaSwizzle(int units, int row) {
+  return units % 16 == 0 ? row & 15 : (row >> 1) & 7;
+}
+// Element offset of unit `unit` of row `row`, in a tile of rows of `units`.
+JITK_ATTN_HOST_DEVICE constexpr int MfmaTileOffset(int units, int row, int unit) {
+  return 4 * (row * units + (unit ^ MfmaSwizzle(units, row)));
+}
+// The same offsets as a lane's own offset, one XOR and one constant, so that
+// a lane keeps one register per tile instead of one address per access:
+//   MfmaTileOffset(units, row + 16 * i, 2 * pair + odd)
+//     == (MfmaTileOffset(units, row, odd) ^ MfmaPairXor(units, pair))
+//        + MfmaPairStep(units, row_step, pair)   (row_step = 16 * i)
+// for the engine's reads (a lane reads unit pairs of its rows), and
+//   MfmaTileOffset(units, row + e, unit)             (row % 8 == 0, e < 8)
+//     == (MfmaTileOffset(units, row, unit) ^ MfmaRowXor(units, e)) + 4 * e * units
+// for its transposed stores (a thread writes eight consecutive rows).
+JITK_ATTN_HOST_DEVICE constexpr int MfmaSwizzleWidth(int units) { return units % 16 == 0 ? 16 : 8; }
+JITK_ATTN_HOST_DEVICE constexpr int MfmaPairXor(int units, int pair) {
+  return 8 * (pair % (MfmaSwizzleWidth(units) / 2));
+}
+JITK_ATTN_HOST_DEVICE constexpr int MfmaPairStep(int units, int row_step, int pair) {
+  return 4 * (row_step * units + MfmaSwizzleWidth(units) * (pair / (MfmaSwizzleWidth(units) / 2)));
+}
+JITK_ATTN_HOST_DEVICE constexpr int MfmaRowXor(int units, int e) {
+  return 4 * MfmaSwizzle(units, e);
+}
 
 // Threads per query row in the FMA engine: the largest power of two <= 16
 // that divides head_dim / 4.
@@ -145,7 +176,7 @@ JITK_ATTN_HOST_DEVICE constexpr int SmemBytes(int engine, int block_m, int block
   // and one V^T tile (at STAGES = 2 the next pair waits in registers:
   // sparse_attn_staged.h).
   if (engine == kEngineMfma) {
-    return (block_n * MfmaKRow(head_dim) + head_dim * MfmaVRow(block_n)) * elem_bytes;
+    return 2 * block_n * head_dim * elem_bytes;
   }
   // wgmma reads unpadded, swizzled rows.
   int row = (engine == kEngineWgmma ? head_dim : PaddedRow(head_dim, elem_bytes)) * elem_bytes;

@@ -26,6 +26,7 @@ namespace {
 
 constexpr int64_t kMaxGridYZ = 65535;
 constexpr int64_t kMaxLength = 1 << 30;
+constexpr int64_t kSimdsPerCu = 4;  // CDNA
 
 struct Tiles {
   int64_t block_m, block_n, waves, stages;
@@ -182,22 +183,29 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
     }
     case attn::kEngineMfma: {
       // The next K / V tile loaded under the MFMAs (STAGES = 2,
-      // sparse_attn_staged.h): 128x64 at d = 128 takes 34 KB of a CU's
-      // 64 KiB of LDS, one block of four waves, with or without it; STAGES
-      // = 1 where the staged registers would not fit (d = 224 and 256; 192
-      // with 64-token mask blocks). A CU has
-      // four SIMDs, so tiles that would leave it fewer than four waves go
-      // last: at d = 128, 64x64 (two waves alone on a CU) yields to 64x32.
+      // sparse_attn_staged.h): 128x64 at d = 128 takes 32 KiB of a CU's
+      // 64 KiB of LDS, so two blocks of four waves share a CU, as the
+      // kernel's two waves per SIMD ask; STAGES = 1 where the staged
+      // registers would not fit (d = 224 and 256; 192 with 64-token mask
+      // blocks), 128-row tiles first (half the K / V traffic of 64-row
+      // ones). Then in order of the waves a CU holds, up to two per SIMD
+      // (one wave's barrier and LDS waits under the other's MFMAs), the
+      // list's order among equals: at d = 128 with 64-token mask blocks,
+      // 64x64 (whose registers leave one wave per SIMD) yields to 64x32.
       // Not yet timed on AMD hardware.
-      std::vector<Tiles> tiles = {{128, 64, 4, 2}, {64, 64, 2, 2}, {64, 32, 2, 2}, {128, 32, 4, 2},
-                                  {128, 64, 4, 1}, {64, 64, 2, 1}, {64, 32, 2, 1}, {128, 32, 4, 1},
+      std::vector<Tiles> tiles = {{128, 64, 4, 2}, {64, 64, 2, 2},  {64, 32, 2, 2}, {128, 32, 4, 2},
+                                  {128, 64, 4, 1}, {128, 32, 4, 1}, {64, 64, 2, 1}, {64, 32, 2, 1},
                                   {32, 32, 1, 2},  {32, 32, 1, 1}};
       const int d = int(shape.GetOr("d", 128)), elem = int(DTypeSize(shape.dtype()));
-      std::stable_partition(tiles.begin(), tiles.end(), [&](const Tiles& t) {
+      auto waves_per_cu = [&](const Tiles& t) {
         const int smem = attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n),
                                          int(t.stages), d, elem);
-        return BlocksPerCu(attn::kEngineMfma, t.block_m, t.block_n, t.waves, t.stages, d, smem,
-                           arch) * t.waves >= 4;
+        const int blocks =
+            BlocksPerCu(attn::kEngineMfma, t.block_m, t.block_n, t.waves, t.stages, d, smem, arch);
+        return std::min<int64_t>(blocks * t.waves, 2 * kSimdsPerCu);
+      };
+      std::stable_sort(tiles.begin(), tiles.end(), [&](const Tiles& a, const Tiles& b) {
+        return waves_per_cu(a) > waves_per_cu(b);
       });
       return tiles;
     }

@@ -38,10 +38,13 @@ inline Vec16 load16(const void* src) {
   std::memcpy(c.v, src, 16);
   return c;
 }
-inline void store16(SmemPtr dst, Vec16 c, bool valid) {
+inline void store16(SmemPtr dst, Vec16 c, bool valid, bool swap) {
   if (!valid) c = Vec16{};
+  if (swap) c = Vec16{{c.v[2], c.v[3], c.v[0], c.v[1]}};
   std::memcpy(dst, c.v, 16);
 }
+
+inline int opaque(int x) { return x; }
 
 inline void cp_async_commit() {}
 template <int N>

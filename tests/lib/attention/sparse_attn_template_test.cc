@@ -128,8 +128,8 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   EXPECT_EQ(KernelConfigToString(ampere64), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   KernelConfig cdna = T().DefaultConfig(AttnShape(DType::kF16), Arch("gfx90a"));
   EXPECT_EQ(KernelConfigToString(cdna), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
-  // 64-token mask blocks: at d = 128 a 64x64 tile pair (34 KB of LDS) would
-  // leave a CU two waves, so 64x32 (three blocks of two) comes first.
+  // 64-token mask blocks: at d = 128 64x64's registers would leave one wave
+  // per SIMD, so 64x32 (two per SIMD, four blocks' LDS) comes first.
   KernelConfig cdna64 =
       T().DefaultConfig(AttnShape(DType::kF16, 128, 1, 64), Arch("gfx942"));
   EXPECT_EQ(KernelConfigToString(cdna64), "BLOCK_M=64,BLOCK_N=32,STAGES=2,WAVES=2");
