@@ -351,6 +351,25 @@ __global__ void __launch_bounds__(WAVES * kWaveSize)
 #endif
 
 #if JITK_ATTN_HAS_WGMMA
+namespace attn {
+
+// sparse_attn_ws_fwd's block on its shared memory: Q and the stages, then
+// the barriers and tile slots at the end (SmemBytes).
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+JITK_DEVICE void wgmma_ws_block(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
+                                char* smem) {
+  typedef WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
+  static_assert(WgmmaWarpSpecialized(BLOCK_M, WAVES), "a copying warpgroup");
+  static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
+  constexpr int kSmem = SmemBytes(kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
+  char* slots = smem + kSmem - STAGES * kTileSlotBytes;
+  attention_ws<Pipeline>(p, maps, smem, smem_ptr(slots - WgmmaBarrierBytes(STAGES)),
+                         reinterpret_cast<TileSlot*>(slots));
+}
+
+}  // namespace attn
+
+#if JITK_CUDA  // the CPU emulator runs wgmma_ws_block on a buffer of its own
 // The warp-specialized wgmma engine (WgmmaWarpSpecialized configs): its own
 // entry point, with a persistent grid and the parameters kept in parameter
 // space (__grid_constant__), where the tensor-memory engine reads the maps.
@@ -360,17 +379,10 @@ __global__ void __launch_bounds__(
     attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK>::kBlocksPerSm)
     sparse_attn_ws_fwd(const __grid_constant__ SparseAttnParams p,
                        const __grid_constant__ SparseAttnTensorMaps maps) {
-  typedef attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
-  static_assert(attn::WgmmaWarpSpecialized(BLOCK_M, WAVES), "a copying warpgroup");
-  static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
-  constexpr int kSmem =
-      attn::SmemBytes(attn::kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
-  char* slots = smem + kSmem - STAGES * attn::kTileSlotBytes;
-  attn::attention_ws<Pipeline>(p, maps, smem,
-                               attn::smem_ptr(slots - attn::WgmmaBarrierBytes(STAGES)),
-                               reinterpret_cast<attn::TileSlot*>(slots));
+  attn::wgmma_ws_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK>(p, maps, smem);
 }
+#endif
 #endif
 
 }  // namespace jitk

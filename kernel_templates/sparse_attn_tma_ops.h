@@ -19,6 +19,7 @@
 #pragma once
 
 #include "prelude.h"
+#include "sparse_attn_ops.h"
 
 #if JITK_CUDA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define JITK_ATTN_HAS_TMA 1
@@ -26,13 +27,13 @@
 namespace jitk {
 namespace attn {
 
-JITK_DEVICE void mbar_init(u32 bar, u32 count) {
+JITK_DEVICE void mbar_init(SmemPtr bar, u32 count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
-JITK_DEVICE void mbar_arrive(u32 bar) {
+JITK_DEVICE void mbar_arrive(SmemPtr bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
-JITK_DEVICE void mbar_wait(u32 bar, u32 parity) {
+JITK_DEVICE void mbar_wait(SmemPtr bar, u32 parity) {
   u32 done;
   do {
     asm volatile(
@@ -46,12 +47,12 @@ JITK_DEVICE void mbar_wait(u32 bar, u32 parity) {
 JITK_DEVICE void mbar_init_fence() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
-JITK_DEVICE void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+JITK_DEVICE void mbar_arrive_expect_tx(SmemPtr bar, u32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                : "memory");
 }
-JITK_DEVICE void tma_load_4d(u32 dst, const void* map, int c0, int c1, int c2, int c3,
-                             u32 bar) {
+JITK_DEVICE void tma_load_4d(SmemPtr dst, const void* map, int c0, int c1, int c2, int c3,
+                             SmemPtr bar) {
   asm volatile(
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
@@ -67,7 +68,7 @@ JITK_DEVICE void tma_prefetch_4d(const void* map, int c0, int c1, int c2, int c3
 // The reverse: a box of shared memory (written by this CTA's threads, made
 // visible to the async proxy by each writer's fence) to global memory, in
 // this thread's bulk group; rows past the tensor's end are not written.
-JITK_DEVICE void tma_store_4d(const void* map, u32 src, int c0, int c1, int c2, int c3) {
+JITK_DEVICE void tma_store_4d(const void* map, SmemPtr src, int c0, int c1, int c2, int c3) {
   asm volatile(
       "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(
           reinterpret_cast<u64>(map)),
@@ -84,7 +85,7 @@ JITK_DEVICE void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: 
 // Four 8x8 16-bit matrices to shared memory: lanes 8i..8i+7 give the row
 // addresses of matrix i, and register i of each lane holds matrix i's row
 // lane / 4, columns 2 (lane % 4) and the next: mma's C fragment, packed.
-JITK_DEVICE void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+JITK_DEVICE void stmatrix_x4(SmemPtr addr, u32 r0, u32 r1, u32 r2, u32 r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");

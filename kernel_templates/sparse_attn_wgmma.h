@@ -45,7 +45,7 @@ constexpr u32 kWgmmaAtomBytes = 1024;
 // row (the hardware applies the XOR); a descriptor steps by the byte offset
 // / 16 in its low bits.
 template <int BLOCK_M, int BLOCK_N, int HEAD_DIM, typename T>
-JITK_DEVICE void issue_scores(float (&s)[BLOCK_N / 8][4], u32 q_base, u32 k_base) {
+JITK_DEVICE void issue_scores(float (&s)[BLOCK_N / 8][4], SmemPtr q_base, SmemPtr k_base) {
   const u64 q_desc = smem_desc_sw128(q_base, 16, kWgmmaAtomBytes);
   const u64 k_desc = smem_desc_sw128(k_base, 16, kWgmmaAtomBytes);
   wgmma_fence();
@@ -62,7 +62,7 @@ JITK_DEVICE void issue_scores(float (&s)[BLOCK_N / 8][4], u32 q_base, u32 k_base
 // rows) per step; committed, not waited.
 template <int BLOCK_N, int HEAD_DIM, typename T>
 JITK_DEVICE void issue_pv(float (&o)[HEAD_DIM / 8][4], const u32 (&pk)[BLOCK_N / 8][2],
-                          u32 v_base) {
+                          SmemPtr v_base) {
   const u64 v_desc = smem_desc_sw128(v_base, BLOCK_N * 128, kWgmmaAtomBytes);
   wgmma_fence();
 #pragma unroll

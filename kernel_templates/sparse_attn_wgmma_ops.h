@@ -30,7 +30,7 @@
 namespace jitk {
 namespace attn {
 
-JITK_DEVICE u64 smem_desc_sw128(u32 addr, u32 lbo, u32 sbo) {
+JITK_DEVICE u64 smem_desc_sw128(SmemPtr addr, u32 lbo, u32 sbo) {
   return u64((addr & 0x3ffffu) >> 4) | (u64(lbo >> 4) << 16) | (u64(sbo >> 4) << 32) |
          (u64(1) << 62);
 }

@@ -93,13 +93,13 @@ struct WgmmaPipeline {
 
   // Barrier addresses (WgmmaBarrierBytes): Q full and Q free, then K full,
   // V full and empty per stage. Then the stages' tile slots.
-  u32 bars;
+  SmemPtr bars;
   TileSlot* slots;
-  JITK_DEVICE u32 q_full() const { return bars; }
-  JITK_DEVICE u32 q_free() const { return bars + 8; }
-  JITK_DEVICE u32 k_full(int s) const { return bars + 8 * (2 + s); }
-  JITK_DEVICE u32 v_full(int s) const { return bars + 8 * (2 + STAGES + s); }
-  JITK_DEVICE u32 empty(int s) const { return bars + 8 * (2 + 2 * STAGES + s); }
+  JITK_DEVICE SmemPtr q_full() const { return bars; }
+  JITK_DEVICE SmemPtr q_free() const { return bars + 8; }
+  JITK_DEVICE SmemPtr k_full(int s) const { return bars + 8 * (2 + s); }
+  JITK_DEVICE SmemPtr v_full(int s) const { return bars + 8 * (2 + STAGES + s); }
+  JITK_DEVICE SmemPtr empty(int s) const { return bars + 8 * (2 + 2 * STAGES + s); }
 
   // Full barriers: the copying thread's arrival plus the copies' bytes.
   JITK_DEVICE void init_barriers() {
@@ -181,7 +181,7 @@ struct WgmmaPipeline {
 #pragma unroll
     for (int i = 0; i < STAGES; ++i) {  // unrolled: the array stays in registers
       if (i != s || staged[i].q0 < 0) continue;
-      const u32 src = smem_ptr(skv + i * 2 * kTile);
+      const SmemPtr src = smem_ptr(skv + i * 2 * kTile);
 #pragma unroll
       for (int c = 0; c < HEAD_DIM / 64; ++c) {
         tma_store_4d(&maps.o, src + c * BLOCK_M * 128, c * 64, staged[i].q0, staged[i].h,
@@ -234,8 +234,8 @@ struct WgmmaPipeline {
     m[0] = m[1] = neg_inf();
     l[0] = l[1] = 0.f;
 
-    const u32 q_base = smem_ptr(sq) + group * 64 * 128;
-    const u32 kv_base = smem_ptr(skv);
+    const SmemPtr q_base = smem_ptr(sq) + group * 64 * 128;
+    const SmemPtr kv_base = smem_ptr(skv);
     float sc[kNT][4];
     u32 pk[kNT][2];
     float alpha[2];
@@ -291,7 +291,7 @@ struct WgmmaPipeline {
     }
     // stmatrix: lanes 8i..8i+7 address rows of matrix i (rows 0-7 / 8-15 of
     // this warp's 16, then the next 8 columns).
-    const u32 dst = smem_ptr(skv + s * 2 * kTile);
+    const SmemPtr dst = smem_ptr(skv + s * 2 * kTile);
     const int r = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
 #pragma unroll
     for (int dp = 0; dp < kDT / 2; ++dp) {
@@ -327,7 +327,7 @@ struct WgmmaPipeline {
   }
 
   // S = Q K^T for tile t of this query tile, K waited for first.
-  JITK_DEVICE void scores(float (&sc)[kNT][4], u32 q_base, u32 kv_base, int t) {
+  JITK_DEVICE void scores(float (&sc)[kNT][4], SmemPtr q_base, SmemPtr kv_base, int t) {
     const u32 g = tiles_done + t;
     const int s = int(g % STAGES);
     mbar_wait(k_full(s), (g / STAGES) & 1u);  // TMA writes through the async proxy: no fence
@@ -348,7 +348,7 @@ struct WgmmaPipeline {
   }
 
   // O += P V for tile t of this query tile, V waited for first.
-  JITK_DEVICE void accumulate(const u32 (&pk)[kNT][2], u32 kv_base, int t) {
+  JITK_DEVICE void accumulate(const u32 (&pk)[kNT][2], SmemPtr kv_base, int t) {
     const u32 g = tiles_done + t;
     const int s = int(g % STAGES);
     mbar_wait(v_full(s), (g / STAGES) & 1u);
@@ -373,7 +373,7 @@ struct WgmmaPipeline {
 // budget of the setmaxnreg before it.
 template <typename E>
 JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
-                             char* smem, u32 bars, TileSlot* slots) {
+                              char* smem, SmemPtr bars, TileSlot* slots) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
   constexpr int D = E::kHeadDim;

@@ -1,10 +1,13 @@
 // CPU versions of the primitives in kernel_templates/sparse_attn_ops.h, for
 // the SIMT emulator: cp.async, ldmatrix(.trans), mma.sync m16n8k16 and MFMA
 // 32x32x8 executed on the wave's exchanged operands, with the register
-// layouts of the PTX ISA and the CDNA ISA; and the tensor-memory loads and
-// mbarriers of sparse_attn_tma_ops.h (emulated_tma.h).
+// layouts of the PTX ISA and the CDNA ISA; the tensor-memory copies,
+// mbarriers, named barriers and stmatrix of sparse_attn_tma_ops.h
+// (emulated_tma.h); and wgmma of sparse_attn_wgmma_ops.h
+// (emulated_wgmma.h).
 //
-// Include after simt_emulator.h, emulated_tma.h and prelude.h, with
+// Include after simt_emulator.h, emulated_tma.h, emulated_wgmma.h and
+// prelude.h, with
 // JITK_ATTN_OPS_PROVIDED defined, before sparse_attn.h. No include guard:
 // each emulated wave size includes it once in its own (renamed) jitk
 // namespace.
@@ -13,6 +16,7 @@
 #define JITK_ATTN_HAS_MFMA 1
 #define JITK_ATTN_HAS_MFMA_BF16 1
 #define JITK_ATTN_HAS_TMA 1
+#define JITK_ATTN_HAS_WGMMA 1
 
 #include "kernel_templates/sparse_attn_ops.h"
 
@@ -127,6 +131,124 @@ inline void mbar_wait(SmemPtr bar, u32 parity) { ::simt::AsyncCopies::Get().Wait
 inline void tma_load_4d(SmemPtr dst, const void* map, int c0, int c1, int c2, int c3,
                         SmemPtr bar) {
   ::simt::AsyncCopies::Get().Load4d(dst, map, {c0, c1, c2, c3}, bar);
+}
+inline void mbar_arrive(SmemPtr bar) { ::simt::AsyncCopies::Get().ArriveExpectTx(bar, 0); }
+inline void tma_prefetch_4d(const void*, int, int, int, int) {}
+inline void tma_store_4d(const void* map, SmemPtr src, int c0, int c1, int c2, int c3) {
+  ::simt::AsyncCopies::Get().Store4d(map, src, {c0, c1, c2, c3});
+}
+inline void bulk_commit() {}
+inline void bulk_wait_read() { ::simt::AsyncCopies::Get().BulkWait(); }
+inline void bulk_wait() { ::simt::AsyncCopies::Get().BulkWait(); }
+inline void named_barrier_sync(int id, int threads) {
+  ::simt::Emulator::Get().NamedBarrier(id, threads, true);
+}
+inline void named_barrier_arrive(int id, int threads) {
+  ::simt::Emulator::Get().NamedBarrier(id, threads, false);
+}
+
+// stmatrix .x4: lane l gives the address of row l % 8 of matrix l / 8,
+// which holds register l / 8 of lanes 4 (l % 8) .. + 3 (two elements each).
+inline void stmatrix_x4(SmemPtr addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  struct Operands {
+    char* addr;
+    u32 r[4];
+  };
+  ::simt::Emulator& e = ::simt::Emulator::Get();
+  const Operands* all = e.Exchange(Operands{addr, {r0, r1, r2, r3}});
+  const int l = e.Lane();
+  u32 row[4];
+  for (int q = 0; q < 4; ++q) row[q] = all[4 * (l % 8) + q].r[l / 8];
+  std::memcpy(all[l].addr, row, sizeof(row));
+  e.SyncWave();
+}
+
+// wgmma: each thread computes its m16n8k16-C-layout fragment of the
+// warpgroup's D (warp w % 4 of its warpgroup owns rows 16 (w % 4) ..),
+// emulated_wgmma.h keeps it in flight until its group's wait.
+inline u64 smem_desc_sw128(SmemPtr addr, u32 lbo, u32 sbo) {
+  return ::simt::WarpgroupMma::Get().Descriptor(addr, lbo, sbo);
+}
+inline void wgmma_fence() {}
+inline void wgmma_commit() { ::simt::WarpgroupMma::Get().Commit(); }
+template <int N>
+inline void wgmma_wait() {
+  ::simt::WarpgroupMma::Get().Wait(N);
+}
+inline void async_proxy_fence() {}
+template <int N>
+inline void set_max_registers_inc() {}
+template <int N>
+inline void set_max_registers_dec() {}
+template <int NT>
+inline void keep_registers(u32 (&)[NT][2]) {}
+template <int NT>
+inline void keep_registers(float (&)[NT][4]) {}
+
+// D's fragment (N / 2 values: n-tile j, register i) from A's 16 rows of this
+// warp, a(row, k), and B, b(k, col).
+template <int N, typename A, typename B>
+inline std::vector<float> wgmma_fragment(A a, B b) {
+  const int l = ::simt::Emulator::Get().Lane(), g = l / 4, t = l % 4;
+  std::vector<float> d(N / 2);
+  for (int j = 0; j < N / 8; ++j) {
+    for (int i = 0; i < 4; ++i) {
+      const int row = g + 8 * (i / 2), col = 8 * j + 2 * t + i % 2;
+      float acc = 0.f;
+      for (int k = 0; k < 16; ++k) acc += a(row, k) * b(k, col);
+      d[4 * j + i] = acc;
+    }
+  }
+  return d;
+}
+
+template <typename T>
+inline float smem_elem(const char* p) {
+  u16 bits;
+  std::memcpy(&bits, p, 2);
+  return bits_to_float<T>(bits);
+}
+
+// D (+)= A B, A (64x16) and B (16xN) K-major in shared memory.
+template <int N, typename T>
+inline void wgmma_ss(float (&d)[N / 8][4], u64 a, u64 b, bool accumulate) {
+  ::simt::WarpgroupMma& w = ::simt::WarpgroupMma::Get();
+  const int rows = 16 * (int(threadIdx.x) / 32 % 4);
+  auto product = [&w, a, b, rows] {
+    return wgmma_fragment<N>(
+        [&](int row, int k) { return smem_elem<T>(w.KMajor(a, rows + row, k)); },
+        [&](int k, int col) { return smem_elem<T>(w.KMajor(b, col, k)); });
+  };
+  w.Issue(&d[0][0], N / 2, accumulate, product(), product);
+}
+
+// D += A B, A from registers (this warp's m16n8k16 A fragment), B (16xN)
+// MN-major in shared memory (read transposed).
+template <int N, typename T>
+inline void wgmma_rs(float (&d)[N / 8][4], const u32 (&a)[4], u64 b, bool accumulate) {
+  struct Fragment {
+    u32 a[4];
+  };
+  ::simt::Emulator& e = ::simt::Emulator::Get();
+  const Fragment* all = e.Exchange(Fragment{{a[0], a[1], a[2], a[3]}});
+  std::vector<float> A(16 * 16);
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    for (int half = 0; half < 2; ++half) {
+      auto el = [&](u32 reg) { return bits_to_float<T>(u16(reg >> (16 * half))); };
+      A[g * 16 + 2 * t + half] = el(all[l].a[0]);
+      A[(g + 8) * 16 + 2 * t + half] = el(all[l].a[1]);
+      A[g * 16 + 2 * t + 8 + half] = el(all[l].a[2]);
+      A[(g + 8) * 16 + 2 * t + 8 + half] = el(all[l].a[3]);
+    }
+  }
+  e.SyncWave();
+  ::simt::WarpgroupMma& w = ::simt::WarpgroupMma::Get();
+  auto product = [&w, A, b] {
+    return wgmma_fragment<N>([&](int row, int k) { return A[row * 16 + k]; },
+                             [&](int k, int col) { return smem_elem<T>(w.MnMajor(b, k, col)); });
+  };
+  w.Issue(&d[0][0], N / 2, accumulate, product(), product);
 }
 
 struct f32x16 {

@@ -20,6 +20,7 @@
 #include "lib/kernel_template.h"
 #include "tests/lib/attention/attention_test_util.h"
 #include "tests/lib/attention/emulated_tma.h"
+#include "tests/lib/attention/emulated_wgmma.h"
 #include "tests/lib/attention/reference_check.h"
 #include "tests/lib/attention/simt_emulator.h"
 

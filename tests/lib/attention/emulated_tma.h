@@ -1,18 +1,21 @@
-// Hopper's tensor-memory copies and shared-memory barriers (mbarriers) on
-// the SIMT emulator, for kernel_templates/sparse_attn_tma_ops.h's loads.
+// Hopper's tensor-memory copies and shared-memory barriers (mbarriers) on the
+// SIMT emulator, for kernel_templates/sparse_attn_tma_ops.h's loads and
+// stores.
 //
-// A copy completes its bytes on its mbarrier when issued, and at once
-// fills its destination with NaNs; its data lands when a wait first sees
-// the phase its bytes counted in complete. So a copy issued into a stage
-// other threads have yet to read, a read of a stage nobody waited for, and
-// a phase that expects fewer bytes than its copies bring (the rest count in
-// the next phase) all change the result. A wait yields to the other threads until the phase it names has
-// completed; one that never does ends the launch as a deadlock. What the
-// hardware rejects (unaligned destinations, barriers, bases or strides,
+// A copy completes its bytes on its mbarrier when issued, and at once fills its
+// destination with NaNs; its data lands when a wait first sees the phase its
+// bytes counted in complete. So a copy issued into a stage other threads have
+// yet to read, a read of a stage nobody waited for, and a phase that expects
+// fewer bytes than its copies bring (the rest count in the next phase) all
+// change the result. A wait yields to the other threads until the phase it
+// names has completed; one that never does ends the launch as a deadlock. What
+// the hardware rejects (unaligned destinations, barriers, bases or strides,
 // boxes the driver would not encode, more bytes or arrivals than a phase
-// expects, a barrier not initialized by this block) fails the launch with
-// the reason. Not modelled: the 128-byte swizzle (the wgmma engine's), the
-// fences between the generic and the async proxy, and mbarrier.init's.
+// expects, a barrier not initialized by this block) fails the launch with the
+// reason. Boxes of 128-byte rows may land 128-byte swizzled (Swizzle128).
+// Tensor stores read shared memory when their thread waits for its bulk group:
+// a store whose thread never waits never lands. Not modelled: the fences
+// between the generic and the async proxy, and mbarrier.init's.
 //
 // Header-only: the test directory compiles only *_test.cc files.
 #ifndef JITK_TESTS_LIB_ATTENTION_EMULATED_TMA_H_
@@ -27,6 +30,14 @@
 #include "tests/lib/attention/simt_emulator.h"
 
 namespace simt {
+
+// The 128-byte swizzle of tensor copies and wgmma operands, by shared-memory
+// address: in every 1024 bytes, 16-byte chunk c of 128-byte row r sits at
+// chunk c ^ r.
+inline uintptr_t Swizzle128(uintptr_t address) { return address ^ (((address >> 7) & 7) << 4); }
+inline const char* Swizzle128(const char* p) {
+  return reinterpret_cast<const char*>(Swizzle128(reinterpret_cast<uintptr_t>(p)));
+}
 
 // A tensor map as the test's host side encodes it into the 128 bytes the
 // driver's opaque CUtensorMap would take: a tiled view of a tensor of
@@ -73,35 +84,22 @@ class AsyncCopies {
     TensorMap map;
     std::memcpy(&map, map_bytes, sizeof(map));
     if (!Aligned(dst, 128, "tensor copy destination")) return;
-    if (!Aligned(map.base, 16, "tensor map base")) return;
-    if (map.rank != 4) return Fail("a 4d tensor copy through a map of another rank");
-    if (map.swizzle_128b) return Fail("swizzled tensor maps are not emulated");
-    if (map.box[0] * 2 % 16 != 0) return Fail("a box row must be a multiple of 16 bytes");
-    for (int i = 0; i < 4; ++i) {
-      if (map.box[i] == 0 || map.box[i] > 256) return Fail("box dimensions are 1..256");
-      if (i < 3 && map.strides[i] % 16 != 0) return Fail("tensor map strides are 16-byte multiples");
-    }
+    if (!CheckMap(map)) return;
     Barrier* b = Find(bar);
     if (b == nullptr) return;
     Landing landing{dst, b->phase, {}};
-    for (uint32_t i3 = 0; i3 < map.box[3]; ++i3) {
-      for (uint32_t i2 = 0; i2 < map.box[2]; ++i2) {
-        for (uint32_t i1 = 0; i1 < map.box[1]; ++i1) {
-          for (uint32_t i0 = 0; i0 < map.box[0]; ++i0) {
-            const int64_t at[4] = {int64_t(c[0]) + i0, int64_t(c[1]) + i1, int64_t(c[2]) + i2,
-                                   int64_t(c[3]) + i3};
-            bool inside = true;
-            for (int i = 0; i < 4; ++i) inside &= at[i] >= 0 && uint64_t(at[i]) < map.dims[i];
-            uint16_t v = 0;
-            if (inside) {
-              const char* src = map.base + at[0] * 2 + at[1] * int64_t(map.strides[0]) +
-                                at[2] * int64_t(map.strides[1]) + at[3] * int64_t(map.strides[2]);
-              std::memcpy(&v, src, 2);
-            }
-            landing.data.push_back(v);
-          }
-        }
+    ForEachInBox(map, c, [&](int64_t, const char* src) {
+      uint16_t v = 0;
+      if (src != nullptr) std::memcpy(&v, src, 2);
+      landing.data.push_back(v);
+    });
+    if (map.swizzle_128b) {  // the box's element e lands at Swizzle128(dst + 2 e)
+      std::vector<uint16_t> placed(landing.data.size());
+      const uintptr_t at = reinterpret_cast<uintptr_t>(dst);
+      for (size_t e = 0; e < placed.size(); ++e) {
+        placed[(Swizzle128(at + 2 * e) - at) / 2] = landing.data[e];
       }
+      landing.data = std::move(placed);
     }
     // Not there yet: NaN in f16 and bf16 alike.
     std::memset(dst, 0xff, landing.data.size() * 2);
@@ -113,6 +111,41 @@ class AsyncCopies {
       return Fail("a tensor copy completed more bytes than its mbarrier phase expects");
     }
     CompleteIfDone(*b);
+  }
+
+  // cp.async.bulk.tensor ... bulk_group: the box at coordinates c from
+  // `src`, into the tensor (elements outside it are not written), once this
+  // thread waits for its bulk group.
+  void Store4d(const void* map_bytes, const void* src, const int (&c)[4]) {
+    TensorMap map;
+    std::memcpy(&map, map_bytes, sizeof(map));
+    if (!Aligned(src, 128, "tensor store source")) return;
+    if (!CheckMap(map)) return;
+    const Emulator& e = Emulator::Get();
+    stores_.push_back({e.block_serial(),
+                       e.thread_idx.x,
+                       map,
+                       static_cast<const char*>(src),
+                       {c[0], c[1], c[2], c[3]}});
+  }
+
+  // cp.async.bulk.wait_group(.read) 0: this thread's tensor stores read
+  // shared memory and write the tensor.
+  void BulkWait() {
+    const Emulator& e = Emulator::Get();
+    std::vector<Store> later;
+    for (Store& s : stores_) {
+      if (s.block != e.block_serial() || s.thread != e.thread_idx.x) {
+        if (s.block == e.block_serial()) later.push_back(std::move(s));
+        continue;
+      }
+      const uintptr_t at = reinterpret_cast<uintptr_t>(s.src);
+      ForEachInBox(s.map, s.c, [&](int64_t i, const char* dst) {
+        const uintptr_t from = s.map.swizzle_128b ? Swizzle128(at + 2 * i) : at + 2 * i;
+        if (dst != nullptr) std::memcpy(const_cast<char*>(dst), reinterpret_cast<void*>(from), 2);
+      });
+    }
+    stores_ = std::move(later);
   }
 
   // mbarrier.try_wait.parity in a loop: until the phase of that parity has
@@ -155,7 +188,54 @@ class AsyncCopies {
     std::vector<Landing> landings;  // copies no wait has landed
   };
 
+  struct Store {
+    uint64_t block;
+    unsigned thread;
+    TensorMap map;
+    const char* src;
+    int c[4];
+  };
+
   static void Fail(const std::string& why) { Emulator::Get().Fail(why); }
+
+  // What the driver would refuse to encode, or the emulator does not model.
+  static bool CheckMap(const TensorMap& map) {
+    if (!Aligned(map.base, 16, "tensor map base")) return false;
+    if (map.rank != 4) return Fail("a 4d tensor copy through a map of another rank"), false;
+    if (map.box[0] * 2 % 16 != 0) return Fail("a box row must be a multiple of 16 bytes"), false;
+    if (map.swizzle_128b && map.box[0] * 2 != 128) {
+      return Fail("the emulated 128-byte swizzle takes boxes of 128-byte rows"), false;
+    }
+    for (int i = 0; i < 4; ++i) {
+      if (map.box[i] == 0 || map.box[i] > 256) return Fail("box dimensions are 1..256"), false;
+      if (i < 3 && map.strides[i] % 16 != 0) {
+        return Fail("tensor map strides are 16-byte multiples"), false;
+      }
+    }
+    return true;
+  }
+
+  // Calls f(i, element) for the box's elements in order (innermost first),
+  // element their address in the tensor or nullptr outside it.
+  template <typename F>
+  static void ForEachInBox(const TensorMap& map, const int (&c)[4], F f) {
+    int64_t i = 0;
+    for (uint32_t i3 = 0; i3 < map.box[3]; ++i3) {
+      for (uint32_t i2 = 0; i2 < map.box[2]; ++i2) {
+        for (uint32_t i1 = 0; i1 < map.box[1]; ++i1) {
+          for (uint32_t i0 = 0; i0 < map.box[0]; ++i0) {
+            const int64_t at[4] = {int64_t(c[0]) + i0, int64_t(c[1]) + i1, int64_t(c[2]) + i2,
+                                   int64_t(c[3]) + i3};
+            bool inside = true;
+            for (int d = 0; d < 4; ++d) inside &= at[d] >= 0 && uint64_t(at[d]) < map.dims[d];
+            f(i++, inside ? map.base + at[0] * 2 + at[1] * int64_t(map.strides[0]) +
+                                at[2] * int64_t(map.strides[1]) + at[3] * int64_t(map.strides[2])
+                          : nullptr);
+          }
+        }
+      }
+    }
+  }
 
   static bool Aligned(const void* p, uintptr_t alignment, const char* what) {
     if (reinterpret_cast<uintptr_t>(p) % alignment == 0) return true;
@@ -186,6 +266,7 @@ class AsyncCopies {
   }
 
   std::unordered_map<const void*, Barrier> barriers_;
+  std::vector<Store> stores_;
 };
 
 }  // namespace simt

@@ -4,9 +4,10 @@
 // Every GPU thread of a block is a cooperative fiber (ucontext) on the
 // calling OS thread; blocks run one after another, and the waves of a block
 // one at a time between block barriers (so a wave that spins on a flag
-// another wave sets never ends: kernels that do so cannot run here). __syncthreads() and
-// wave-wide collectives (shuffles, ldmatrix, mma.sync, MFMA) are barriers
-// over the fibers of the block / wave, with a per-wave exchange area. A
+// another wave sets never ends: kernels that do so cannot run here). __syncthreads(), named
+// barriers and wave-wide collectives (shuffles, ldmatrix, mma.sync, MFMA)
+// are barriers over the fibers of the block / wave, with a per-wave
+// exchange area. A
 // barrier that can never complete (threads diverging around __syncthreads)
 // ends the launch with an error instead of hanging.
 //
@@ -73,6 +74,16 @@ class Emulator {
 
   void SyncThreads() { Wait(block_barrier_, threads_); }
   void SyncWave() { Wait(wave_barriers_[current_ / wave_size_], wave_size_); }
+  // bar.sync / bar.arrive on barrier `id` (1..15; 0 is __syncthreads'):
+  // `count` threads' arrivals complete a phase; sync also waits for it.
+  void NamedBarrier(int id, int count, bool wait) {
+    if (id < 1 || id >= kNamedBarriers || count < 1 || count > threads_) {
+      return Fail("a named barrier's id is 1..15 and its count at most the block's threads");
+    }
+    Barrier& b = named_barriers_[id];
+    if (wait) return Wait(b, count);
+    Arrive(b, count);
+  }
   int Lane() const { return current_ % wave_size_; }
   int WaveSize() const { return wave_size_; }
 
@@ -106,6 +117,7 @@ class Emulator {
 
  private:
   static constexpr size_t kStackBytes = 256 * 1024;
+  static constexpr int kNamedBarriers = 16;
   static constexpr size_t kSlotBytes = 128;
 
   struct Fiber {
@@ -128,6 +140,7 @@ class Emulator {
   std::string RunBlock(int waves) {
     block_barrier_ = Barrier();
     wave_barriers_.assign(waves, Barrier());
+    named_barriers_.assign(kNamedBarriers, Barrier());
     for (int t = 0; t < threads_; ++t) {
       Fiber& f = fibers_[t];
       f.done = false;
@@ -170,14 +183,18 @@ class Emulator {
     return "";
   }
 
-  void Wait(Barrier& b, int count) {
-    const uint64_t generation = b.generation;
+  // One arrival; the count-th completes the phase.
+  void Arrive(Barrier& b, int count) {
     if (++b.arrived == count) {
       b.arrived = 0;
       ++b.generation;
       ++progress_;
-      return;
     }
+  }
+
+  void Wait(Barrier& b, int count) {
+    const uint64_t generation = b.generation;
+    Arrive(b, count);
     while (b.generation == generation) Yield();
   }
 
@@ -193,6 +210,7 @@ class Emulator {
   std::vector<Fiber> fibers_;
   Barrier block_barrier_;
   std::vector<Barrier> wave_barriers_;
+  std::vector<Barrier> named_barriers_;
   std::vector<char> slots_;
   std::vector<char> gather_;
 };

@@ -1,0 +1,106 @@
+// The sparse_attn template's wgmma engines (sm_90a) compiled by g++ and run
+// on the SIMT emulator against the fp64 reference: wgmma.mma_async on
+// 128-byte-swizzled shared memory (emulated_wgmma.h), and for the
+// warp-specialized engine its tensor-memory copies and stores, mbarriers,
+// named barriers (the consumer warpgroups' turns) and persistent walk
+// (emulated_tma.h). The host side (PlanLaunch, tensor maps) is the real one.
+#include "jitk/block_mask.h"
+#include "tests/lib/attention/emulated_runner.h"
+
+#define jitk jitk_emu_wgmma
+#define __HIP__ 1
+#define __AMDGCN_WAVEFRONT_SIZE 32
+#define JITK_ATTN_OPS_PROVIDED 1
+// Order matters: the emulated ops must precede the kernel.
+// clang-format off
+#include "kernel_templates/prelude.h"
+#include "tests/lib/attention/emulated_ops.h"
+#include "kernel_templates/sparse_attn.h"
+// clang-format on
+#undef jitk
+
+namespace jitk::attn_test {
+namespace {
+
+namespace attn = jitk_emu_wgmma::attn;
+using E = jitk_emu_wgmma::SparseAttnParams;
+using Maps = jitk_emu_wgmma::SparseAttnTensorMaps;
+using jitk_emu_wgmma::bf16;
+using jitk_emu_wgmma::f16;
+
+// The blocks on a shared-memory buffer of the emulator's, aligned as the
+// kernels declare theirs (the swizzle's 1 KiB atoms): the entry points take
+// dynamic shared memory, which g++ has not.
+template <int BM, int BN, int W, int S, int D, typename T, int MASK>
+void WgmmaFwd(E p) {
+  constexpr int kSmem = attn::SmemBytes(attn::kEngineWgmma, BM, BN, S, D, int(sizeof(T)));
+  alignas(1024) static char smem[kSmem];
+  typedef typename attn::EngineSelect<attn::kEngineWgmma, BM, BN, W, S, D, T, MASK>::type Engine;
+  attn::attention_tile<Engine, MASK>(
+      p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - S * attn::kTileSlotBytes));
+}
+
+template <int BM, int BN, int W, int S, int D, typename T, int MASK>
+void WgmmaWsFwd(const E& p, const Maps& maps) {
+  constexpr int kSmem = attn::SmemBytes(attn::kEngineWgmma, BM, BN, S, D, int(sizeof(T)));
+  alignas(1024) static char smem[kSmem];
+  attn::wgmma_ws_block<BM, BN, W, S, D, T, MASK>(p, maps, smem);
+}
+
+// One warpgroup, S = Q K^T from shared memory and P V with P in registers,
+// a causal diagonal and lengths that end inside a tile.
+TEST(EmulatedWgmmaTest, F16CausalOddLengths) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(150, 150, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 150, 150, 64), Config(64, 64, 4, 2), "sm_90a",
+                  "jitk::sparse_attn_fwd<64, 64, 4, 2, 64, jitk::f16, 1, 3>"};
+  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 1>, run, *mask);
+}
+
+// Two warpgroups, 128-key tiles, d = 128 (two 64-column panels per row).
+TEST(EmulatedWgmmaTest, Bf16DenseHeadDim128) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(130, 200, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 130, 200, 128), Config(128, 128, 8, 2), "sm_90a",
+                  "jitk::sparse_attn_fwd<128, 128, 8, 2, 128, jitk::bf16, 0, 3>"};
+  RunEmulated<E>(&WgmmaFwd<128, 128, 8, 2, 128, bf16, 0>, run, *mask);
+}
+
+// The sm_90a default: two consumer warpgroups taking turns, three stages,
+// O out through a K buffer by tensor stores. Three blocks walk the query
+// tiles of two batches and two heads, so the ring and the barriers' phases
+// run on across query tiles.
+TEST(EmulatedWgmmaTest, WsF16CausalGqaPersistent) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(300, 300, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 300, 300, 128), Config(128, 128, 12, 3), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<128, 128, 12, 3, 128, jitk::f16, 1>"};
+  run.problem.batch = 2;
+  run.compute_units = 3;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 128, f16, 1>, run, *mask);
+}
+
+// One consumer warpgroup (two blocks per SM), 64-token blocks, a sliding
+// window with global tokens: tiles without keys, partial and full ones.
+TEST(EmulatedWgmmaTest, WsBf16SlidingWindowOneConsumer) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(320, 320, 70, 64, true, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 2, 2, 320, 320, 64), Config(64, 64, 8, 3), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<64, 64, 8, 3, 64, jitk::bf16, 2>"};
+  run.compute_units = 2;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<64, 64, 8, 3, 64, bf16, 2>, run, *mask);
+}
+
+// 64-key tiles under 128-row query tiles: O leaves from registers, not
+// through a K buffer; two stages.
+TEST(EmulatedWgmmaTest, WsF16DenseRegisterStores) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(200, 130, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 1, 1, 200, 130, 64), Config(128, 64, 12, 2), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<128, 64, 12, 2, 64, jitk::f16, 0>"};
+  run.compute_units = 1;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 64, 12, 2, 64, f16, 0>, run, *mask);
+}
+
+}  // namespace
+}  // namespace jitk::attn_test
