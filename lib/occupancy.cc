@@ -15,12 +15,15 @@ struct CuLimits {
   int max_blocks;
   int register_granule;  // registers are allocated in multiples of this, per thread
   int lds_reserved_per_block;
+  // AMD: a wave lives on one SIMD and takes its registers from that SIMD's
+  // file (register_file_per_cu / simds); NVIDIA's warps share the SM's (0).
+  int simds;
 };
 
 CuLimits LimitsFor(const ArchInfo& arch) {
-  if (arch.vendor == Vendor::kNvidia) return {2048, 32, 8, 1024};
-  if (arch.wave_size == 32) return {1024, 32, 8, 0};  // RDNA (wave32 per CU)
-  return {2048, 32, 8, 0};                            // CDNA / GCN
+  if (arch.vendor == Vendor::kNvidia) return {2048, 32, 8, 1024, 0};
+  if (arch.wave_size == 32) return {1024, 32, 8, 0, 4};  // RDNA (wave32 per CU)
+  return {2048, 32, 8, 0, 4};                            // CDNA / GCN
 }
 
 int RoundUp(int value, int granule) { return (value + granule - 1) / granule * granule; }
@@ -51,8 +54,15 @@ Occupancy EstimateOccupancy(const ResourceUsage& usage, int threads_per_block,
   const int registers =
       RoundUp(std::max(1, RegistersPerLane(usage, arch)), limits.register_granule);
   if (arch.register_file_per_cu > 0) {
-    const int64_t per_block = int64_t(registers) * occ.waves_per_block * wave;
-    const int by_registers = int(arch.register_file_per_cu / per_block);
+    int by_registers;
+    if (limits.simds > 0) {
+      // Whole waves per SIMD, the block's waves spread over the SIMDs.
+      const int per_simd = arch.register_file_per_cu / limits.simds / wave / registers;
+      by_registers = per_simd * limits.simds / occ.waves_per_block;
+    } else {
+      const int64_t per_block = int64_t(registers) * occ.waves_per_block * wave;
+      by_registers = int(arch.register_file_per_cu / per_block);
+    }
     if (by_registers < blocks) blocks = by_registers, occ.limiter = "registers";
   }
   if (usage.lds_bytes > 0 && arch.lds_bytes_per_cu > 0) {

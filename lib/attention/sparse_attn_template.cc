@@ -188,25 +188,28 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // kernel's two waves per SIMD ask; STAGES = 1 where the staged
       // registers would not fit (d = 224 and 256; 192 with 64-token mask
       // blocks), 128-row tiles first (half the K / V traffic of 64-row
-      // ones). Then in order of the waves a CU holds, up to two per SIMD
-      // (one wave's barrier and LDS waits under the other's MFMAs), the
-      // list's order among equals: at d = 128 with 64-token mask blocks,
-      // 64x64 (whose registers leave one wave per SIMD) yields to 64x32.
-      // Not yet timed on AMD hardware.
+      // ones). Tiles that would leave a CU fewer than four waves (one per
+      // SIMD) by the occupancy estimate, registers and LDS, go last; staged
+      // tiles with two waves per SIMD (one wave's barriers and LDS waits
+      // under the other's MFMAs, as the kernel asks the compiler for) go
+      // first: at d = 128 with 64-token mask blocks, 64x64 (whose registers
+      // leave one wave per SIMD) yields to 64x32. Not yet timed on AMD
+      // hardware.
       std::vector<Tiles> tiles = {{128, 64, 4, 2}, {64, 64, 2, 2},  {64, 32, 2, 2}, {128, 32, 4, 2},
                                   {128, 64, 4, 1}, {128, 32, 4, 1}, {64, 64, 2, 1}, {64, 32, 2, 1},
                                   {32, 32, 1, 2},  {32, 32, 1, 1}};
       const int d = int(shape.GetOr("d", 128)), elem = int(DTypeSize(shape.dtype()));
-      auto waves_per_cu = [&](const Tiles& t) {
+      auto rank = [&](const Tiles& t) {
         const int smem = attn::SmemBytes(attn::kEngineMfma, int(t.block_m), int(t.block_n),
                                          int(t.stages), d, elem);
-        const int blocks =
-            BlocksPerCu(attn::kEngineMfma, t.block_m, t.block_n, t.waves, t.stages, d, smem, arch);
-        return std::min<int64_t>(blocks * t.waves, 2 * kSimdsPerCu);
+        const int64_t waves =
+            BlocksPerCu(attn::kEngineMfma, t.block_m, t.block_n, t.waves, t.stages, d, smem, arch) *
+            t.waves;
+        if (waves < kSimdsPerCu) return 2;
+        return t.stages > 1 && waves >= 2 * kSimdsPerCu ? 0 : 1;
       };
-      std::stable_sort(tiles.begin(), tiles.end(), [&](const Tiles& a, const Tiles& b) {
-        return waves_per_cu(a) > waves_per_cu(b);
-      });
+      std::stable_sort(tiles.begin(), tiles.end(),
+                       [&](const Tiles& a, const Tiles& b) { return rank(a) < rank(b); });
       return tiles;
     }
     default:

@@ -36,6 +36,19 @@ TEST(OccupancyTest, AccumulationRegistersByRegisterFile) {
   EXPECT_EQ(EstimateOccupancy(usage, 256, *LookupArch("gfx908")).blocks_per_cu, 2);
 }
 
+// A wave takes its registers from one SIMD's file: 320 per lane leave one
+// wave per SIMD (192 of 512 unused), so blocks of two waves fit twice, not
+// three times as a pooled count of the CU's file would have it.
+TEST(OccupancyTest, AmdWavesDoNotSplitAcrossSimds) {
+  ResourceUsage usage = Usage(256);
+  usage.accum_registers = 64;
+  Occupancy occ = EstimateOccupancy(usage, 128, *LookupArch("gfx90a"));
+  EXPECT_EQ(occ.blocks_per_cu, 2);
+  EXPECT_STREQ(occ.limiter, "registers");
+  EXPECT_EQ(EstimateOccupancy(Usage(168), 128, *LookupArch("gfx942")).blocks_per_cu, 6);
+  EXPECT_EQ(EstimateOccupancy(Usage(176), 128, *LookupArch("gfx942")).blocks_per_cu, 4);
+}
+
 TEST(OccupancyTest, LdsLimitsResidentBlocks) {
   Occupancy occ = EstimateOccupancy(Usage(32, 40 * 1024), 256, *LookupArch("sm_90"));
   EXPECT_EQ(occ.blocks_per_cu, 5);  // 228 KiB / (40 + 1 reserved) KiB

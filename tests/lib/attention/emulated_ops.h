@@ -1,9 +1,9 @@
 // CPU versions of the primitives in kernel_templates/sparse_attn_ops.h, for
 // the SIMT emulator: cp.async, ldmatrix(.trans), mma.sync m16n8k16 and MFMA
 // 32x32x8 executed on the wave's exchanged operands, with the register
-// layouts of the PTX ISA and the CDNA ISA; the tensor-memory copies,
-// mbarriers, named barriers and stmatrix of sparse_attn_tma_ops.h
-// (emulated_tma.h); and wgmma of sparse_attn_wgmma_ops.h
+// layouts of the PTX ISA and the CDNA ISA; the tensor-memory copies and
+// mbarriers of sparse_attn_tma_ops.h (emulated_tma.h), its named barriers
+// (the emulator's) and stmatrix; and wgmma of sparse_attn_wgmma_ops.h
 // (emulated_wgmma.h).
 //
 // Include after simt_emulator.h, emulated_tma.h, emulated_wgmma.h and

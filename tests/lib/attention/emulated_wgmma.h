@@ -6,9 +6,11 @@
 // wgmma, from the operands as they are then, and the fragment reads NaN
 // until a wgmma.wait_group completes the group: a read of an accumulator
 // before its wait changes the result. At the wait the operands in shared
-// memory are read again, after the other threads have had their turn, and
-// the launch fails if they changed since the issue (a buffer refilled
-// while an MMA still reads it). Later MMAs on the
+// memory are read again, after every other wave has run, and the launch
+// fails if they changed since the issue (a buffer refilled while an MMA
+// still reads it). Not modelled either: a warpgroup's threads issuing
+// different MMAs (each computes its own fragment), and groups never waited
+// for. Later MMAs on the
 // same accumulator in flight build on the pending value, as the hardware's
 // chain does. Not modelled: register operands being overwritten in flight,
 // and the fences (wgmma.fence, the async proxy's).
@@ -46,8 +48,14 @@ class WarpgroupMma {
   // offsets lbo and sbo.
   uint64_t Descriptor(const void* start, uint32_t lbo, uint32_t sbo) {
     const uintptr_t at = reinterpret_cast<uintptr_t>(start);
-    if (at % 16 != 0 || (at >> 4) >= kAddressLimit) {
-      Emulator::Get().Fail("a wgmma operand starts on 16 bytes");
+    // The swizzle by absolute address is the hardware's with a base offset
+    // of 0 (the kernel's descriptors): operands start on a 1 KiB pattern.
+    if (at % 16 != 0 || (at >> 4) >= kAddressLimit || (at >> 7) % 8 != 0) {
+      Emulator::Get().Fail("a 128-byte-swizzled wgmma operand starts on its 1 KiB pattern");
+      return 0;
+    }
+    if (lbo % 16 != 0 || sbo % 16 != 0 || lbo >= (1u << 18) || sbo >= (1u << 18)) {
+      Emulator::Get().Fail("wgmma descriptor byte offsets are multiples of 16 below 2^18");
       return 0;
     }
     size_t id = 0;
@@ -91,9 +99,13 @@ class WarpgroupMma {
   }
 
   // wgmma.wait_group N: all but the N most recent groups complete. The
-  // MMAs take time: other threads run first (and may write what they read).
+  // MMAs take time: every other wave runs first (and may write what they
+  // read).
   void Wait(int pending) {
-    if (int(Mine().groups.size()) > pending) Emulator::Get().Yield();
+    if (int(Mine().groups.size()) > pending) {
+      Emulator& e = Emulator::Get();
+      for (const uint64_t pass = e.passes(); e.passes() == pass;) e.Yield();
+    }
     Thread& t = Mine();
     while (int(t.groups.size()) > pending) {
       std::vector<Op> group = std::move(t.groups.front());

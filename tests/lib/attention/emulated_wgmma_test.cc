@@ -81,7 +81,7 @@ TEST(EmulatedWgmmaTest, WsF16CausalGqaPersistent) {
 }
 
 // One consumer warpgroup (two blocks per SM), 64-token blocks, a sliding
-// window with global tokens: tiles without keys, partial and full ones.
+// window with global tokens: partial and full tiles.
 TEST(EmulatedWgmmaTest, WsBf16SlidingWindowOneConsumer) {
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(320, 320, 70, 64, true, 64);
   ASSERT_TRUE(mask.ok()) << mask.status();
@@ -100,6 +100,32 @@ TEST(EmulatedWgmmaTest, WsF16DenseRegisterStores) {
                   "jitk::sparse_attn_ws_fwd<128, 64, 12, 2, 64, jitk::f16, 0>"};
   run.compute_units = 1;
   RunEmulated<E, Maps>(&WgmmaWsFwd<128, 64, 12, 2, 64, f16, 0>, run, *mask);
+}
+
+// 64-row query tiles under 128-key tiles: O staged through a K buffer wider
+// than its rows (boxes of BLOCK_M rows in a BLOCK_N-row buffer).
+TEST(EmulatedWgmmaTest, WsBf16StagedNarrowQueryTiles) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(200, 600, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 200, 600, 128), Config(64, 128, 8, 2), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<64, 128, 8, 2, 128, jitk::bf16, 1>"};
+  run.compute_units = 1;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<64, 128, 8, 2, 128, bf16, 1>, run, *mask);
+}
+
+// Two consumer warpgroups, O staged, a query tile with no key tile (its
+// rows written empty, nothing copied for it) and one with four key tiles
+// over two stages, so the copying thread waits on the stages' "empty"
+// barriers within a query tile.
+TEST(EmulatedWgmmaTest, WsF16EmptyQueryTileAndStageRing) {
+  // Query blocks 0..3 see key blocks {2, 0}, {}, {3, 0, 1, 2} and {1}.
+  absl::StatusOr<BlockMask> mask = BlockMask::FromIndices(
+      1, 1, 500, 480, 128, {2, 0, 4, 1}, {2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 2, 1, 0, 0, 0}, {}, {});
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 1, 1, 500, 480, 64), Config(128, 128, 12, 2), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<128, 128, 12, 2, 64, jitk::f16, 0>"};
+  run.compute_units = 1;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 2, 64, f16, 0>, run, *mask);
 }
 
 }  // namespace

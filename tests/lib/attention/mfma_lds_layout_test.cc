@@ -64,7 +64,9 @@ TEST(MfmaLdsLayoutTest, EachRowKeepsItsUnits) {
 }
 
 // The engine's K and V^T reads: lane l reads unit 2 pair + l / 32 of row
-// 32 i + l % 32 (an MFMA A operand), through the split offsets.
+// 32 i + l % 32 (an MFMA A operand), through the split offsets. Each 8-byte
+// read alone: the compiler pairs them (ds_read2_b64), and how the hardware
+// serves a pair is not modelled.
 TEST(MfmaLdsLayoutTest, ReadsAreConflictFree) {
   for (int units : RowUnits()) {
     for (int i = 0; i < 2; ++i) {
@@ -113,11 +115,14 @@ TEST(MfmaLdsLayoutTest, RowStoresAreConflictFree) {
 
 // StagedColumns::store: unit u = thread + k THREADS writes unit u % groups
 // of rows 8 (u / groups) + e, e < 8 (groups = BLOCK_N / 4 units per row of
-// V^T). Rows of 8 units (BLOCK_N = 32) start on half a 128-byte line by
-// parity alone, so two rows eight apart share its banks: 2-way.
-TEST(MfmaLdsLayoutTest, TransposedStoresAreConflictFreeFrom64Keys) {
-  for (int groups : {8, 16, 32}) {
-    for (int head_dim : {32, 64, 96, 128, 256}) {
+// V^T). Rows of 8 (mod 16) units (BLOCK_N = 32 mod 64) start on half a
+// 128-byte line by parity alone, so two rows eight apart share its banks:
+// 2-way.
+TEST(MfmaLdsLayoutTest, TransposedStoresAreConflictFreeAtMultiplesOf64Keys) {
+  for (int groups : RowUnits()) {
+    const int expected = groups % 16 == 8 ? 2 : 1;
+    int worst = 0;
+    for (int head_dim : {32, 64, 96, 128, 160, 192, 224, 256}) {
       for (int threads : {64, 256}) {
         const int total = groups * head_dim / 8;
         for (int k = 0; k * threads < total; ++k) {
@@ -133,11 +138,14 @@ TEST(MfmaLdsLayoutTest, TransposedStoresAreConflictFreeFrom64Keys) {
             }
             const std::string what =
                 absl::StrCat(groups, " units, d=", head_dim, ", unit ", k, ", row +", e);
-            EXPECT_EQ(ConflictDegree(wave, 8), groups == 8 ? 2 : 1) << what;
+            const int degree = ConflictDegree(wave, 8);
+            EXPECT_LE(degree, expected) << what;
+            worst = std::max(worst, degree);
           }
         }
       }
     }
+    EXPECT_EQ(worst, expected) << groups << " units";
   }
 }
 

@@ -77,8 +77,10 @@ class Emulator {
   // bar.sync / bar.arrive on barrier `id` (1..15; 0 is __syncthreads'):
   // `count` threads' arrivals complete a phase; sync also waits for it.
   void NamedBarrier(int id, int count, bool wait) {
-    if (id < 1 || id >= kNamedBarriers || count < 1 || count > threads_) {
-      return Fail("a named barrier's id is 1..15 and its count at most the block's threads");
+    if (id < 1 || id >= kNamedBarriers || count < 1 || count > threads_ ||
+        count % wave_size_ != 0) {
+      return Fail(
+          "a named barrier's id is 1..15 and its count whole warps, at most the block's threads");
     }
     Barrier& b = named_barriers_[id];
     if (wait) return Wait(b, count);
@@ -93,6 +95,9 @@ class Emulator {
   // deadlock. Fail() ends the launch with `why` after this block.
   void Yield() { swapcontext(&fibers_[current_].ctx, &scheduler_); }
   void Progress() { ++progress_; }
+  // Passes of the scheduler over the block's waves: a thread that yields
+  // until this changes has let every other wave run.
+  uint64_t passes() const { return passes_; }
   // Changes with every block run: state a block sets up (an mbarrier) is
   // not the next block's.
   uint64_t block_serial() const { return block_serial_; }
@@ -157,6 +162,7 @@ class Emulator {
     const bool reverse = (block_idx.x + block_idx.y + block_idx.z) % 2 == 1;
     int live = threads_;
     while (live > 0) {
+      ++passes_;
       const uint64_t before = progress_;
       for (int i = 0; i < waves; ++i) {
         const int w = reverse ? waves - 1 - i : i;
@@ -203,6 +209,7 @@ class Emulator {
   int wave_size_ = 32;
   int current_ = 0;
   uint64_t progress_ = 0;
+  uint64_t passes_ = 0;
   int idle_passes_ = 0;
   std::string failure_;
   uint64_t block_serial_ = 0;

@@ -135,6 +135,18 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   EXPECT_EQ(KernelConfigToString(cdna64), "BLOCK_M=64,BLOCK_N=32,STAGES=2,WAVES=2");
   KernelConfig cdna64d64 = T().DefaultConfig(AttnShape(DType::kF16, 64, 1, 64), Arch("gfx942"));
   EXPECT_EQ(KernelConfigToString(cdna64d64), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=2");
+  // 64-token blocks at d = 96: 64x32 holds two waves per SIMD where 64x64's
+  // LDS would leave fewer blocks.
+  EXPECT_EQ(
+      KernelConfigToString(T().DefaultConfig(AttnShape(DType::kF16, 96, 1, 64), Arch("gfx942"))),
+      "BLOCK_M=64,BLOCK_N=32,STAGES=2,WAVES=2");
+  // d = 160: one wave per SIMD whatever the tiles (AGPR accumulators), so the
+  // 128-row tile keeps its place.
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(AttnShape(DType::kF16, 160), Arch("gfx942"))),
+            "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
+  // gfx908 (CDNA1, separate AGPR file): staged 128x64 as on its successors.
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(AttnShape(DType::kF16, 64), Arch("gfx908"))),
+            "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   // d = 256: no staged tile fits the registers, and four waves still run.
   KernelConfig cdna256 = T().DefaultConfig(AttnShape(DType::kF16, 256), Arch("gfx942"));
   EXPECT_EQ(KernelConfigToString(cdna256), "BLOCK_M=128,BLOCK_N=32,STAGES=1,WAVES=4");
