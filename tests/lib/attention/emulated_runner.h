@@ -130,9 +130,12 @@ inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const Ra
 inline void FinishEmulated(const EmulatedRun& run, const BlockMask& mask, EmulatedLaunch& launch,
                            const std::function<void()>& body) {
   const internal::LaunchPlan& plan = launch.plan;
+  simt::WarpgroupMma::Get().Reset();
   const std::string error = simt::Emulator::Get().Launch(
       {plan.grid.x, plan.grid.y, plan.grid.z}, int(plan.block.x), launch.wave_size, body);
   ASSERT_EQ(error, "");
+  ASSERT_FALSE(simt::WarpgroupMma::Get().InFlight())
+      << "the last block ended with wgmma groups nobody waited for";
   const double scale = run.scale > 0 ? run.scale : 1.0 / std::sqrt(double(run.problem.head_dim));
   ExpectMatchesReference(run.expected_name, run.problem, mask, scale, launch.q, launch.k,
                          launch.v, launch.o, launch.lse);

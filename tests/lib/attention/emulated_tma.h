@@ -13,16 +13,19 @@
 // boxes the driver would not encode, more bytes or arrivals than a phase
 // expects, a barrier not initialized by this block) fails the launch with the
 // reason. Boxes of 128-byte rows may land 128-byte swizzled (Swizzle128).
-// Tensor stores read shared memory when their thread waits for its bulk group:
-// a store whose thread never waits never lands. Not modelled: the fences
+// Tensor stores land when their thread waits for its bulk group, with the
+// box as read at their issue; a change to it by then fails the launch, and a
+// store whose thread never waits never lands. Not modelled: the fences
 // between the generic and the async proxy, and mbarrier.init's.
 //
 // Header-only: the test directory compiles only *_test.cc files.
 #ifndef JITK_TESTS_LIB_ATTENTION_EMULATED_TMA_H_
 #define JITK_TESTS_LIB_ATTENTION_EMULATED_TMA_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -122,15 +125,19 @@ class AsyncCopies {
     if (!Aligned(src, 128, "tensor store source")) return;
     if (!CheckMap(map)) return;
     const Emulator& e = Emulator::Get();
-    stores_.push_back({e.block_serial(),
-                       e.thread_idx.x,
-                       map,
-                       static_cast<const char*>(src),
-                       {c[0], c[1], c[2], c[3]}});
+    Store store;
+    store.block = e.block_serial();
+    store.thread = e.thread_idx.x;
+    store.map = map;
+    store.src = static_cast<const char*>(src);
+    std::copy(std::begin(c), std::end(c), store.c);
+    store.data = ReadBox(store);
+    stores_.push_back(std::move(store));
   }
 
-  // cp.async.bulk.wait_group(.read) 0: this thread's tensor stores read
-  // shared memory and write the tensor.
+  // cp.async.bulk.wait_group(.read) 0: this thread's tensor stores write
+  // the tensor with what they read at their issue; shared memory changed
+  // since fails the launch.
   void BulkWait() {
     const Emulator& e = Emulator::Get();
     std::vector<Store> later;
@@ -139,10 +146,11 @@ class AsyncCopies {
         if (s.block == e.block_serial()) later.push_back(std::move(s));
         continue;
       }
-      const uintptr_t at = reinterpret_cast<uintptr_t>(s.src);
+      if (ReadBox(s) != s.data) {
+        Fail("shared memory a tensor store reads changed between its issue and its bulk wait");
+      }
       ForEachInBox(s.map, s.c, [&](int64_t i, const char* dst) {
-        const uintptr_t from = s.map.swizzle_128b ? Swizzle128(at + 2 * i) : at + 2 * i;
-        if (dst != nullptr) std::memcpy(const_cast<char*>(dst), reinterpret_cast<void*>(from), 2);
+        if (dst != nullptr) std::memcpy(const_cast<char*>(dst), &s.data[size_t(i)], 2);
       });
     }
     stores_ = std::move(later);
@@ -194,7 +202,21 @@ class AsyncCopies {
     TensorMap map;
     const char* src;
     int c[4];
+    std::vector<uint16_t> data;  // the box, in order, as read at the issue
   };
+
+  // A store's box from its shared memory (swizzled or not), in box order.
+  static std::vector<uint16_t> ReadBox(const Store& s) {
+    std::vector<uint16_t> data;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(s.src);
+    ForEachInBox(s.map, s.c, [&](int64_t i, const char*) {
+      const uintptr_t from = s.map.swizzle_128b ? Swizzle128(at + 2 * i) : at + 2 * i;
+      uint16_t v;
+      std::memcpy(&v, reinterpret_cast<const void*>(from), 2);
+      data.push_back(v);
+    });
+    return data;
+  }
 
   static void Fail(const std::string& why) { Emulator::Get().Fail(why); }
 

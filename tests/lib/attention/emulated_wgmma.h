@@ -8,9 +8,9 @@
 // before its wait changes the result. At the wait the operands in shared
 // memory are read again, after every other wave has run, and the launch
 // fails if they changed since the issue (a buffer refilled while an MMA
-// still reads it). Not modelled either: a warpgroup's threads issuing
-// different MMAs (each computes its own fragment), and groups never waited
-// for. Later MMAs on the
+// still reads it). A block that ends with MMAs in flight fails the launch.
+// Not modelled either: a warpgroup's threads issuing different MMAs (each
+// computes its own fragment). Later MMAs on the
 // same accumulator in flight build on the pending value, as the hardware's
 // chain does. Not modelled: register operands being overwritten in flight,
 // and the fences (wgmma.fence, the async proxy's).
@@ -92,6 +92,21 @@ class WarpgroupMma {
     std::fill(d, d + count, std::numeric_limits<float>::quiet_NaN());
   }
 
+  // Whether the last block to issue MMAs left any unwaited (checked once
+  // a launch has run, for its last block).
+  bool InFlight() const {
+    for (const Thread& t : threads_) {
+      if (!t.open.empty() || !t.groups.empty()) return true;
+    }
+    return false;
+  }
+
+  // Forgets the last block's MMAs (before a launch).
+  void Reset() {
+    block_ = 0;
+    threads_.clear();
+  }
+
   void Commit() {
     Thread& t = Mine();
     t.groups.push_back(std::move(t.open));
@@ -149,10 +164,12 @@ class WarpgroupMma {
     return {reinterpret_cast<const char*>((desc & (kAddressLimit - 1)) << 4), lbo, sbo};
   }
 
-  // This thread's state, fresh for each block.
+  // This thread's state, fresh for each block; a block that left MMAs in
+  // flight fails the launch.
   Thread& Mine() {
-    const Emulator& e = Emulator::Get();
+    Emulator& e = Emulator::Get();
     if (block_ != e.block_serial()) {
+      if (InFlight()) e.Fail("a block ended with wgmma groups nobody waited for");
       block_ = e.block_serial();
       threads_.clear();
     }
