@@ -219,7 +219,7 @@ inline void wgmma_ss(float (&d)[N / 8][4], u64 a, u64 b, bool accumulate) {
         [&](int row, int k) { return smem_elem<T>(w.KMajor(a, rows + row, k)); },
         [&](int k, int col) { return smem_elem<T>(w.KMajor(b, col, k)); });
   };
-  w.Issue(&d[0][0], N / 2, accumulate, product(), product);
+  w.Issue(&d[0][0], N / 2, accumulate, product(), product, {u64(N), a, b, u64(accumulate)});
 }
 
 // D += A B, A from registers (this warp's m16n8k16 A fragment), B (16xN)
@@ -248,7 +248,9 @@ inline void wgmma_rs(float (&d)[N / 8][4], const u32 (&a)[4], u64 b, bool accumu
     return wgmma_fragment<N>([&](int row, int k) { return A[row * 16 + k]; },
                              [&](int k, int col) { return smem_elem<T>(w.MnMajor(b, k, col)); });
   };
-  w.Issue(&d[0][0], N / 2, accumulate, product(), product);
+  // A comes from each warp's registers; the rest is the warpgroup's.
+  w.Issue(&d[0][0], N / 2, accumulate, product(), product,
+          {u64(N) | u64(1) << 16, b, u64(accumulate)});
 }
 
 struct f32x16 {

@@ -8,11 +8,11 @@
 // before its wait changes the result. At the wait the operands in shared
 // memory are read again, after every other wave has run, and the launch
 // fails if they changed since the issue (a buffer refilled while an MMA
-// still reads it). A block that ends with MMAs in flight fails the launch.
-// Not modelled either: a warpgroup's threads issuing different MMAs (each
-// computes its own fragment). Later MMAs on the
-// same accumulator in flight build on the pending value, as the hardware's
-// chain does. Not modelled: register operands being overwritten in flight,
+// still reads it). A block that ends with MMAs in flight fails the launch,
+// and so do threads of one warpgroup committing different MMAs (shapes,
+// descriptors or accumulate flags): the instructions are collective. Later
+// MMAs on the same accumulator in flight build on the pending value, as the
+// hardware's chain does. Not modelled: register operands being overwritten in flight,
 // and the fences (wgmma.fence, the async proxy's).
 //
 // Descriptors: the emulator's own encoding of the same arithmetic (the
@@ -29,6 +29,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -82,9 +83,12 @@ class WarpgroupMma {
   // A wgmma this thread issues: its fragment of A B (`product`, of the
   // accumulator d's `count` registers), to be added to d (or to replace it)
   // when its group completes; `recompute` reads the operands again.
+  // `operands` names what the whole warpgroup must issue alike (shape,
+  // shared-memory descriptors, accumulate).
   void Issue(float* d, int count, bool accumulate, std::vector<float> product,
-             std::function<std::vector<float>()> recompute) {
+             std::function<std::vector<float>()> recompute, std::vector<uint64_t> operands) {
     Thread& t = Mine();
+    t.issued.insert(t.issued.end(), operands.begin(), operands.end());
     std::vector<float> value(d, d + count);
     if (const Op* last = Latest(t, d)) value = last->value;
     for (int i = 0; i < count; ++i) value[i] = (accumulate ? value[i] : 0.f) + product[i];
@@ -105,10 +109,19 @@ class WarpgroupMma {
   void Reset() {
     block_ = 0;
     threads_.clear();
+    commits_.clear();
   }
 
+  // wgmma.commit_group, which the warpgroup's 128 threads execute together:
+  // each group must hold the same MMAs in every thread of the warpgroup.
   void Commit() {
     Thread& t = Mine();
+    const unsigned warpgroup = Emulator::Get().thread_idx.x / 128;
+    auto [first, fresh] = commits_.try_emplace({warpgroup, t.commits++}, t.issued);
+    if (!fresh && first->second != t.issued) {
+      Emulator::Get().Fail("threads of a warpgroup committed different wgmma groups");
+    }
+    t.issued.clear();
     t.groups.push_back(std::move(t.open));
     t.open.clear();
   }
@@ -154,6 +167,8 @@ class WarpgroupMma {
     std::function<std::vector<float>()> recompute;
   };
   struct Thread {
+    std::vector<uint64_t> issued;  // the open group's operands (Issue)
+    uint64_t commits = 0;
     std::vector<Op> open;                // issued, not yet committed
     std::deque<std::vector<Op>> groups;  // committed, oldest first
   };
@@ -172,6 +187,7 @@ class WarpgroupMma {
       if (InFlight()) e.Fail("a block ended with wgmma groups nobody waited for");
       block_ = e.block_serial();
       threads_.clear();
+      commits_.clear();
     }
     const size_t t = e.thread_idx.x;
     if (threads_.size() <= t) threads_.resize(t + 1);
@@ -194,6 +210,8 @@ class WarpgroupMma {
   std::vector<std::pair<uint32_t, uint32_t>> offsets_;
   uint64_t block_ = 0;
   std::vector<Thread> threads_;
+  // The first thread's operands of each (warpgroup, commit) of this block.
+  std::map<std::pair<unsigned, uint64_t>, std::vector<uint64_t>> commits_;
 };
 
 }  // namespace simt
