@@ -208,8 +208,11 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
         if (waves < kSimdsPerCu) return 2;
         return t.stages > 1 && waves >= 2 * kSimdsPerCu ? 0 : 1;
       };
-      std::stable_sort(tiles.begin(), tiles.end(),
-                       [&](const Tiles& a, const Tiles& b) { return rank(a) < rank(b); });
+      std::vector<std::pair<int, Tiles>> ranked;
+      for (const Tiles& t : tiles) ranked.push_back({rank(t), t});
+      std::stable_sort(ranked.begin(), ranked.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0; i < tiles.size(); ++i) tiles[i] = ranked[i].second;
       return tiles;
     }
     default:

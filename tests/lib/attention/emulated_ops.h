@@ -90,6 +90,29 @@ inline void ldmatrix_x4_impl(u32 (&r)[4], const void* p, bool trans) {
 inline void ldmatrix_x4(u32 (&r)[4], const void* p) { ldmatrix_x4_impl(r, p, false); }
 inline void ldmatrix_x4_trans(u32 (&r)[4], const void* p) { ldmatrix_x4_impl(r, p, true); }
 
+// A warp's m16n8k16 A fragment as its 16x16 matrix: lane l (g = l / 4,
+// t = l % 4) holds rows g and g + 8, columns 2 t, 2 t + 1 and 8 more, in
+// registers a(l)[0..3].
+struct Matrix16 {
+  float v[16][16];
+};
+template <typename T, typename Registers>
+inline Matrix16 a_fragment_matrix(Registers a) {
+  Matrix16 A;
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    const u32* r = a(l);
+    for (int half = 0; half < 2; ++half) {
+      auto el = [&](u32 reg) { return bits_to_float<T>(u16(reg >> (16 * half))); };
+      A.v[g][2 * t + half] = el(r[0]);
+      A.v[g + 8][2 * t + half] = el(r[1]);
+      A.v[g][2 * t + 8 + half] = el(r[2]);
+      A.v[g + 8][2 * t + 8 + half] = el(r[3]);
+    }
+  }
+  return A;
+}
+
 // mma.sync.m16n8k16.row.col, fp32 accumulate (g = lane / 4, t = lane % 4).
 template <typename T>
 inline void mma_16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
@@ -99,15 +122,12 @@ inline void mma_16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   };
   ::simt::Emulator& e = ::simt::Emulator::Get();
   const Operands* all = e.Exchange(Operands{{a[0], a[1], a[2], a[3]}, {b0, b1}});
-  float A[16][16], B[16][8];
+  const Matrix16 A = a_fragment_matrix<T>([&](int l) { return all[l].a; });
+  float B[16][8];
   for (int l = 0; l < 32; ++l) {
     const int g = l / 4, t = l % 4;
     for (int half = 0; half < 2; ++half) {
       auto el = [&](u32 reg) { return bits_to_float<T>(u16(reg >> (16 * half))); };
-      A[g][2 * t + half] = el(all[l].a[0]);
-      A[g + 8][2 * t + half] = el(all[l].a[1]);
-      A[g][2 * t + 8 + half] = el(all[l].a[2]);
-      A[g + 8][2 * t + 8 + half] = el(all[l].a[3]);
       B[2 * t + half][g] = el(all[l].b[0]);
       B[2 * t + 8 + half][g] = el(all[l].b[1]);
     }
@@ -116,7 +136,7 @@ inline void mma_16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   for (int i = 0; i < 4; ++i) {
     const int row = g + (i / 2) * 8, col = 2 * t + (i % 2);
     float acc = d[i];
-    for (int k = 0; k < 16; ++k) acc += A[row][k] * B[k][col];
+    for (int k = 0; k < 16; ++k) acc += A.v[row][k] * B[k][col];
     d[i] = acc;
   }
   e.SyncWave();
@@ -231,21 +251,11 @@ inline void wgmma_rs(float (&d)[N / 8][4], const u32 (&a)[4], u64 b, bool accumu
   };
   ::simt::Emulator& e = ::simt::Emulator::Get();
   const Fragment* all = e.Exchange(Fragment{{a[0], a[1], a[2], a[3]}});
-  std::vector<float> A(16 * 16);
-  for (int l = 0; l < 32; ++l) {
-    const int g = l / 4, t = l % 4;
-    for (int half = 0; half < 2; ++half) {
-      auto el = [&](u32 reg) { return bits_to_float<T>(u16(reg >> (16 * half))); };
-      A[g * 16 + 2 * t + half] = el(all[l].a[0]);
-      A[(g + 8) * 16 + 2 * t + half] = el(all[l].a[1]);
-      A[g * 16 + 2 * t + 8 + half] = el(all[l].a[2]);
-      A[(g + 8) * 16 + 2 * t + 8 + half] = el(all[l].a[3]);
-    }
-  }
+  const Matrix16 A = a_fragment_matrix<T>([&](int l) { return all[l].a; });
   e.SyncWave();
   ::simt::WarpgroupMma& w = ::simt::WarpgroupMma::Get();
   auto product = [&w, A, b] {
-    return wgmma_fragment<N>([&](int row, int k) { return A[row * 16 + k]; },
+    return wgmma_fragment<N>([&](int row, int k) { return A.v[row][k]; },
                              [&](int k, int col) { return smem_elem<T>(w.MnMajor(b, k, col)); });
   };
   // A comes from each warp's registers; the rest is the warpgroup's.
