@@ -96,7 +96,7 @@ struct MfmaEngine {
     // S^T = K Q^T. Each read: the lane's offset XOR a constant, plus an
     // immediate. The offset is opaque per 32-key chunk: otherwise the
     // compiler pairs the chunks' reads and loads all of their operands at
-    // once (17 more VGPRs at d = 64).
+    // once, which at d = 64 cost the third wave per SIMD.
 #pragma unroll
     for (int kc = 0; kc < kNC; ++kc) {
       const int kl = opaque(k_lane);
