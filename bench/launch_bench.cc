@@ -16,6 +16,7 @@
 //   bench/launch_bench --benchmark_format=json   (bench/device/run.sh reads this)
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -161,8 +162,7 @@ void LaunchRaw(benchmark::State& state, const jitk::Device& device_handle,
                PerLaunch per_launch = PerLaunch::kNothing) {
   const jitk::Kernel::Impl& impl = *kernel.impl();
   auto plan_launch = [&](jitk::internal::LaunchPlan& plan) {
-    return impl.kernel_template->PlanLaunch(impl.compiled.config, impl.shape, impl.arch, args,
-                                            plan);
+    return impl.planner->Plan(args, plan);
   };
   jitk::internal::LaunchPlan plan;
   absl::Status planned = plan_launch(plan);
@@ -278,8 +278,7 @@ void BM_EncodeSparseAttnTensorMaps(benchmark::State& state) {
   if (!s.kernel) return state.SkipWithError(s.error.c_str());
   const jitk::Kernel::Impl& impl = *s.kernel->impl();
   jitk::internal::LaunchPlan plan;
-  absl::Status planned =
-      impl.kernel_template->PlanLaunch(impl.compiled.config, impl.shape, impl.arch, s.args, plan);
+  absl::Status planned = impl.planner->Plan(s.args, plan);
   if (!planned.ok()) return state.SkipWithError(std::string(planned.ToString()).c_str());
   if (plan.tensor_maps.empty()) {
     return state.SkipWithError(
@@ -296,9 +295,10 @@ void BM_EncodeSparseAttnTensorMaps(benchmark::State& state) {
 }
 BENCHMARK(BM_EncodeSparseAttnTensorMaps);
 
-// The host's planning alone, no GPU: sparse_attn's PlanLaunch (argument
-// checks, SparseAttnParams, the tensor-map requests) for one causal query
-// tile at an arch's default config, on aligned fake device addresses.
+// The host's planning alone, no GPU: what Kernel::Launch plans with the
+// kernel's LaunchPlanner (made once, as get_kernel does: argument checks,
+// SparseAttnParams, the tensor-map requests) for one causal query tile at an
+// arch's default config, on aligned fake device addresses.
 void PlanSparseAttn(benchmark::State& state, const char* arch_name) {
   const jitk::internal::KernelTemplate& t = jitk::internal::SparseAttnKernelTemplate();
   absl::StatusOr<jitk::ArchInfo> arch = jitk::LookupArch(arch_name);
@@ -314,9 +314,12 @@ void PlanSparseAttn(benchmark::State& state, const char* arch_name) {
   args.Ptr("kv_num_blocks", addr(0x60000)).Ptr("kv_indices", addr(0x70000));
   args.Ptr("full_kv_num_blocks", addr(0x80000)).Ptr("full_kv_indices", addr(0x90000));
   args.Int("mask_batch", 1).Int("mask_heads", 1);
+  absl::StatusOr<std::unique_ptr<const jitk::internal::LaunchPlanner>> planner =
+      t.NewLaunchPlanner(config, shape, *arch);
+  if (!planner.ok()) return state.SkipWithError(std::string(planner.status().message()).c_str());
   jitk::internal::LaunchPlan plan;
   for (auto _ : state) {
-    absl::Status status = t.PlanLaunch(config, shape, *arch, args, plan);
+    absl::Status status = (*planner)->Plan(args, plan);
     if (!status.ok()) return state.SkipWithError(std::string(status.ToString()).c_str());
     benchmark::DoNotOptimize(plan);
   }

@@ -149,6 +149,8 @@ absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const
   // ArchInfo holds views: take them from the copy this kernel owns.
   impl->arch = ArchForCode(impl->device, impl->compiled.target);
   impl->backend = backend;
+  JITK_ASSIGN_OR_RETURN(impl->planner, kernel_template.NewLaunchPlanner(impl->compiled.config,
+                                                                        impl->shape, impl->arch));
   return Kernel(std::move(impl));
 }
 
@@ -282,8 +284,7 @@ const DeviceInfo& Kernel::device() const { return impl_->device; }
 
 absl::Status Kernel::Launch(const LaunchArgs& args, Stream stream) const {
   internal::LaunchPlan plan;
-  JITK_RETURN_IF_ERROR(impl_->kernel_template->PlanLaunch(impl_->compiled.config, impl_->shape,
-                                                          impl_->arch, args, plan));
+  JITK_RETURN_IF_ERROR(impl_->planner->Plan(args, plan));
   return internal::LaunchPlanned(*impl_->backend, impl_->device.backend_ordinal,
                                  impl_->function, plan, stream);
 }

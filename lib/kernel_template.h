@@ -4,14 +4,15 @@
 // source file in kernel_templates/, the shape it accepts, its tunable
 // parameters with constraints and per-architecture defaults, how a config
 // becomes a C++ name expression, and how launch arguments become a grid and
-// a packed argument list. The core, tuner and tools see kernels only
-// through this interface.
+// a packed argument list (a LaunchPlanner, made once per loaded kernel).
+// The core, tuner and tools see kernels only through this interface.
 #ifndef JITK_LIB_KERNEL_TEMPLATE_H_
 #define JITK_LIB_KERNEL_TEMPLATE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,34 @@ absl::Status EncodeTensorMaps(Backend& backend, LaunchPlan& plan);
 absl::Status LaunchPlanned(Backend& backend, int device, FunctionHandle function,
                            LaunchPlan& plan, Stream stream);
 
+// Turns one kernel's launch arguments into launch plans. What depends only
+// on the kernel's config, shape and arch (grid, block, shared memory, the
+// defaults of optional arguments) is worked out when the planner is made,
+// once per loaded kernel, so a launch reads no config or shape by name.
+class LaunchPlanner {
+ public:
+  explicit LaunchPlanner(const LaunchArgNames& names) : names_(names) {}
+  virtual ~LaunchPlanner() = default;
+
+  // Checks `args` and fills grid, block, packed arguments and tensor maps
+  // (replacing what `plan` held). kInvalidArgument naming the bad argument.
+  absl::Status Plan(const LaunchArgs& args, LaunchPlan& plan) const {
+    plan.args.Clear();
+    plan.tensor_maps.clear();
+    BoundLaunchArgs bound;
+    JITK_RETURN_IF_ERROR(bound.Bind(names_, args));
+    return Fill(bound, plan);
+  }
+
+ protected:
+  // Plan's work, on a plan without arguments or tensor maps, with the
+  // arguments bound to the template's LaunchArguments() positions.
+  virtual absl::Status Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const = 0;
+
+ private:
+  const LaunchArgNames& names_;
+};
+
 class KernelTemplate {
  public:
   virtual ~KernelTemplate() = default;
@@ -116,25 +145,20 @@ class KernelTemplate {
   // The launch arguments the kernel reads; a launch naming another fails.
   virtual const LaunchArgNames& LaunchArguments() const = 0;
 
-  // Checks `args` against the shape and fills grid, block, packed arguments
-  // and tensor maps (replacing what `plan` held). kInvalidArgument naming
-  // the bad argument. `config` is one ValidateConfig accepted for `shape` and
-  // `arch` (CompileTemplate checks it once; a launch does not again).
+  // The planner of `config`'s launches: one ValidateConfig accepted for
+  // `shape` and `arch` (CompileTemplate checks it once; a launch does not
+  // again). kInvalidArgument when the config lacks a parameter.
+  virtual absl::StatusOr<std::unique_ptr<const LaunchPlanner>> NewLaunchPlanner(
+      const KernelConfig& config, const Shape& shape, const ArchInfo& arch) const = 0;
+
+  // One launch's plan, for callers that plan once (the tuner, tools, tests):
+  // a planner made for it, then LaunchPlanner::Plan.
   absl::Status PlanLaunch(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
                           const LaunchArgs& args, LaunchPlan& plan) const {
-    plan.args.Clear();
-    plan.tensor_maps.clear();
-    BoundLaunchArgs bound;
-    JITK_RETURN_IF_ERROR(bound.Bind(LaunchArguments(), args));
-    return FillLaunchPlan(config, shape, arch, bound, plan);
+    JITK_ASSIGN_OR_RETURN(std::unique_ptr<const LaunchPlanner> planner,
+                          NewLaunchPlanner(config, shape, arch));
+    return planner->Plan(args, plan);
   }
-
- protected:
-  // PlanLaunch's work, on a plan without arguments or tensor maps, with the
-  // arguments bound to LaunchArguments()'s positions.
-  virtual absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape,
-                                      const ArchInfo& arch, const BoundLaunchArgs& args,
-                                      LaunchPlan& plan) const = 0;
 };
 
 // The built-in templates, in a fixed order.

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -480,8 +481,8 @@ class SparseAttnTemplate final : public KernelTemplate {
     return *kNames;
   }
 
-  absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-                              const BoundLaunchArgs& args, LaunchPlan& plan) const override;
+  absl::StatusOr<std::unique_ptr<const LaunchPlanner>> NewLaunchPlanner(
+      const KernelConfig& config, const Shape& shape, const ArchInfo& arch) const override;
 };
 
 // Blocks of a launch resident on the device at once.
@@ -493,7 +494,7 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
 
 // Rank-major order (attn::kOrderRankMajor) sorts a causal launch's query
 // tiles longest first across heads, so the launch does not end with a last
-// head's longest tiles running while the other SMs wait. FillLaunchPlan
+// head's longest tiles running while the other SMs wait. The planner
 // takes it only under a causal mask (whose tile lengths it sorts), on a
 // grid that is not persistent, and only where
 //  - at least this many blocks per head are resident at once: rank-major
@@ -509,22 +510,123 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
 constexpr int64_t kRankMajorMinBlocksPerHead = 4;
 constexpr int64_t kRankMajorMaxWaves = 32;
 
-absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, const Shape& shape,
-                                                const ArchInfo& arch, const BoundLaunchArgs& args,
-                                                LaunchPlan& plan) const {
-  // The config passed ValidateConfig when the kernel was compiled
-  // (CompileTemplate); a launch checks its arguments only.
-  JITK_ASSIGN_OR_RETURN(const int64_t bm, ConfigValue(config, "BLOCK_M"));
-  JITK_ASSIGN_OR_RETURN(const int64_t bn, ConfigValue(config, "BLOCK_N"));
-  JITK_ASSIGN_OR_RETURN(const int64_t waves, ConfigValue(config, "WAVES"));
-  JITK_ASSIGN_OR_RETURN(const int64_t stages, ConfigValue(config, "STAGES"));
-  const int64_t b = *shape.Get("b"), hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
-  const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk"), d = *shape.Get("d");
+// Launches of one compiled sparse_attn kernel: grid, block, shared memory
+// and every SparseAttnParams field the shape fixes are worked out once;
+// a launch checks and packs its pointers, strides, scale and mask sizes.
+class SparseAttnPlanner final : public LaunchPlanner {
+ public:
+  SparseAttnPlanner(const LaunchArgNames& names, const Shape& shape, const ArchInfo& arch,
+                    int64_t bm, int64_t bn, int64_t waves, int64_t stages);
+
+ protected:
+  absl::Status Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const override;
+
+ private:
+  DType dtype_;
+  int64_t b_, hq_, hkv_, lq_, lk_, d_, bm_, bn_;
+  int64_t elem_;
+  bool sliding_;
+  bool persistent_;
+  bool padded_boxes_;  // the mma engine's K / V maps (unswizzled, padded rows)
+  float default_scale_;
+  SparseAttnParams base_ = {};  // the shape's fields; pointers and strides per launch
+  Dim3 grid_, block_;
+  uint32_t dynamic_shared_bytes_ = 0;
+  // Tensor maps of q, k, v and o (their fields of SparseAttnTensorMaps),
+  // all but base and strides: the engine reads k and v alone (the mma
+  // engine's copies) or all four (warp-specialized); none otherwise.
+  enum MapOperand { kMapQ, kMapK, kMapV, kMapO };
+  struct MapTemplate {
+    MapOperand operand;
+    TensorMapRequest request;  // offset within SparseAttnTensorMaps
+  };
+  absl::InlinedVector<MapTemplate, 4> maps_;
+};
+
+SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& shape,
+                                     const ArchInfo& arch, int64_t bm, int64_t bn, int64_t waves,
+                                     int64_t stages)
+    : LaunchPlanner(names),
+      dtype_(shape.dtype()),
+      b_(*shape.Get("b")),
+      hq_(*shape.Get("hq")),
+      hkv_(*shape.Get("hkv")),
+      lq_(*shape.Get("lq")),
+      lk_(*shape.Get("lk")),
+      d_(*shape.Get("d")),
+      bm_(bm),
+      bn_(bn),
+      elem_(int64_t(DTypeSize(shape.dtype()))),
+      default_scale_(1.0f / std::sqrt(float(d_))) {
   const int64_t block = shape.GetOr("block", 128);
   const int mask = MaskKindOf(shape);
-  const int64_t elem = int64_t(DTypeSize(shape.dtype()));
+  sliding_ = IsSlidingMask(mask);
+  const int64_t nqb = (lq_ + block - 1) / block, nkb = (lk_ + block - 1) / block;
+  base_.batch = int(b_);
+  base_.heads_q = int(hq_);
+  base_.heads_kv = int(hkv_);
+  base_.len_q = int(lq_);
+  base_.len_k = int(lk_);
+  base_.block = int(block);
+  base_.num_q_blocks = int(nqb);
+  base_.num_kv_blocks = int(nkb);
 
-  SparseAttnParams p = {};
+  const int engine = SparseAttnEngine(shape, arch);
+  const int64_t q_tiles = (lq_ + bm - 1) / bm;
+  const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d_), int(elem_));
+  persistent_ = WarpSpecialized(engine, bm, waves);
+  padded_boxes_ = MmaTensorCopies(engine, arch);
+  bool rank_major = false;
+  if (mask == attn::kMaskCausal && !persistent_ && q_tiles <= kMaxGridYZ) {
+    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d_, arch, smem);
+    rank_major = resident >= kRankMajorMinBlocksPerHead * hq_ &&
+                 q_tiles * b_ * hq_ <= kRankMajorMaxWaves * resident;
+  }
+  base_.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
+  grid_ = rank_major ? Dim3{uint32_t(hq_), uint32_t(q_tiles), uint32_t(b_)}
+                     : Dim3{uint32_t(q_tiles), uint32_t(hq_), uint32_t(b_)};
+  block_ = {uint32_t(waves * arch.wave_size)};
+  dynamic_shared_bytes_ = arch.vendor == Vendor::kNvidia ? uint32_t(smem) : 0;
+  if (persistent_) {
+    // Persistent: one block per SM, or two (attn::WgmmaBlocksPerSm), walks
+    // the query tiles. With one, asking for more than half an SM's shared
+    // memory keeps a second block off it, which the computing warpgroups'
+    // setmaxnreg relies on; with two, their registers keep a third off.
+    const int64_t tiles = q_tiles * hq_ * b_;
+    const int per_sm = attn::WgmmaBlocksPerSm(int(bm), smem);
+    grid_ = {uint32_t(std::min<int64_t>(tiles, int64_t(per_sm) * std::max(1, arch.compute_units))),
+             1, 1};
+    if (per_sm == 1) {
+      dynamic_shared_bytes_ =
+          std::max(dynamic_shared_bytes_, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
+    }
+  }
+  // Tensor maps as [b][heads][len][d]: boxes of 64 columns (the 128-byte
+  // swizzle's width) by one tile of rows. The mma engine reads k and v
+  // through maps of unswizzled boxes as wide as its padded rows (the
+  // columns past d read as zeros).
+  auto map = [&](MapOperand operand, size_t field, int64_t len, int64_t heads, int64_t rows) {
+    TensorMapRequest r;
+    r.offset = field;
+    r.rank = 4;
+    const uint64_t dims[4] = {uint64_t(d_), uint64_t(len), uint64_t(heads), uint64_t(b_)};
+    std::copy(dims, dims + 4, r.dims);
+    r.box[0] = padded_boxes_ ? uint32_t(attn::PaddedRow(int(d_), int(elem_))) : 64;
+    r.box[1] = uint32_t(rows);
+    r.box[2] = r.box[3] = 1;
+    r.swizzle_128b = !padded_boxes_;
+    maps_.push_back({operand, r});
+  };
+  if (persistent_) map(kMapQ, offsetof(SparseAttnTensorMaps, q), lq_, hq_, bm);
+  if (persistent_ || padded_boxes_) {
+    map(kMapK, offsetof(SparseAttnTensorMaps, k), lk_, hkv_, bn);
+    map(kMapV, offsetof(SparseAttnTensorMaps, v), lk_, hkv_, bn);
+  }
+  if (persistent_) map(kMapO, offsetof(SparseAttnTensorMaps, o), lq_, hq_, bm);
+}
+
+absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const {
+  SparseAttnParams p = base_;
   JITK_ASSIGN_OR_RETURN(p.q, args.Pointer(kQ));
   JITK_ASSIGN_OR_RETURN(p.k, args.Pointer(kK));
   JITK_ASSIGN_OR_RETURN(p.v, args.Pointer(kV));
@@ -569,40 +671,49 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
     int64_t fallback;
     long long* out;
   };
+  const int64_t d = d_;
   const StrideArg strides[] = {
-      {kQStrideB, hq * lq * d, &p.q_stride_b},  {kQStrideH, lq * d, &p.q_stride_h},
-      {kQStrideL, d, &p.q_stride_l},            {kKStrideB, hkv * lk * d, &p.k_stride_b},
-      {kKStrideH, lk * d, &p.k_stride_h},       {kKStrideL, d, &p.k_stride_l},
-      {kVStrideB, hkv * lk * d, &p.v_stride_b}, {kVStrideH, lk * d, &p.v_stride_h},
-      {kVStrideL, d, &p.v_stride_l},            {kOStrideB, hq * lq * d, &p.o_stride_b},
-      {kOStrideH, lq * d, &p.o_stride_h},       {kOStrideL, d, &p.o_stride_l},
+      {kQStrideB, hq_ * lq_ * d, &p.q_stride_b},
+      {kQStrideH, lq_ * d, &p.q_stride_h},
+      {kQStrideL, d, &p.q_stride_l},
+      {kKStrideB, hkv_ * lk_ * d, &p.k_stride_b},
+      {kKStrideH, lk_ * d, &p.k_stride_h},
+      {kKStrideL, d, &p.k_stride_l},
+      {kVStrideB, hkv_ * lk_ * d, &p.v_stride_b},
+      {kVStrideH, lk_ * d, &p.v_stride_h},
+      {kVStrideL, d, &p.v_stride_l},
+      {kOStrideB, hq_ * lq_ * d, &p.o_stride_b},
+      {kOStrideH, lq_ * d, &p.o_stride_h},
+      {kOStrideL, d, &p.o_stride_l},
   };
-  const int64_t chunk = 16 / elem;  // elements per 16-byte copy
+  const int64_t chunk = 16 / elem_;  // elements per 16-byte copy
   for (const StrideArg& s : strides) {
     JITK_ASSIGN_OR_RETURN(const int64_t value, args.IntOr(s.arg, s.fallback));
     if (value < 0 || value % chunk != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("sparse_attn: ", kArgNames[s.arg], "=", value,
-                       " must be a non-negative multiple of ", chunk, " elements (16 bytes of ",
-                       DTypeName(shape.dtype()), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sparse_attn: ", kArgNames[s.arg], "=", value, " must be a non-negative multiple of ",
+          chunk, " elements (16 bytes of ", DTypeName(dtype_), ")"));
     }
     *s.out = value;
   }
 
-  JITK_ASSIGN_OR_RETURN(const float scale, args.FloatOr(kScale, 1.0f / std::sqrt(float(d))));
+  JITK_ASSIGN_OR_RETURN(const float scale, args.FloatOr(kScale, default_scale_));
   if (!(scale > 0.0f) || !std::isfinite(scale)) {
     return absl::InvalidArgumentError(
         absl::StrCat("sparse_attn: scale must be finite and > 0, got ", scale));
   }
+  p.scale_log2 = scale * 1.4426950408889634f;
 
   JITK_ASSIGN_OR_RETURN(const int64_t mask_batch, args.Int(kMaskBatch));
   JITK_ASSIGN_OR_RETURN(const int64_t mask_heads, args.Int(kMaskHeads));
-  if ((mask_batch != 1 && mask_batch != b) || (mask_heads != 1 && mask_heads != hq)) {
+  if ((mask_batch != 1 && mask_batch != b_) || (mask_heads != 1 && mask_heads != hq_)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("sparse_attn: mask_batch=", mask_batch, " must be 1 or b=", b,
-                     ", mask_heads=", mask_heads, " must be 1 or hq=", hq));
+        absl::StrCat("sparse_attn: mask_batch=", mask_batch, " must be 1 or b=", b_,
+                     ", mask_heads=", mask_heads, " must be 1 or hq=", hq_));
   }
-  if (IsSlidingMask(mask)) {
+  p.mask_stride_h = mask_heads == 1 ? 0 : p.num_q_blocks;
+  p.mask_stride_b = mask_batch == 1 ? 0 : int(mask_heads) * p.num_q_blocks;
+  if (sliding_) {
     JITK_ASSIGN_OR_RETURN(const int64_t window, args.Int(kWindow));
     JITK_ASSIGN_OR_RETURN(const int64_t global_tokens, args.Int(kGlobalTokens));
     if (window < 1 || window > kMaxLength || global_tokens < 0 || global_tokens > kMaxLength) {
@@ -614,90 +725,35 @@ absl::Status SparseAttnTemplate::FillLaunchPlan(const KernelConfig& config, cons
     p.global_tokens = int(global_tokens);
   }
 
-  const int64_t nqb = (lq + block - 1) / block, nkb = (lk + block - 1) / block;
-  p.batch = int(b);
-  p.heads_q = int(hq);
-  p.heads_kv = int(hkv);
-  p.len_q = int(lq);
-  p.len_k = int(lk);
-  p.block = int(block);
-  p.num_q_blocks = int(nqb);
-  p.num_kv_blocks = int(nkb);
-  p.mask_stride_h = mask_heads == 1 ? 0 : int(nqb);
-  p.mask_stride_b = mask_batch == 1 ? 0 : int(mask_heads * nqb);
-  p.scale_log2 = scale * 1.4426950408889634f;
-
-  const int engine = SparseAttnEngine(shape, arch);
-  const int64_t q_tiles = (lq + bm - 1) / bm;
-  const int64_t threads = waves * arch.wave_size;
-  const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem));
-  const bool persistent = WarpSpecialized(engine, bm, waves);
-  bool rank_major = false;
-  if (mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
-    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d, arch, smem);
-    rank_major = resident >= kRankMajorMinBlocksPerHead * hq &&
-                 q_tiles * b * hq <= kRankMajorMaxWaves * resident;
-  }
-  p.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
-  plan.grid = rank_major ? Dim3{uint32_t(hq), uint32_t(q_tiles), uint32_t(b)}
-                         : Dim3{uint32_t(q_tiles), uint32_t(hq), uint32_t(b)};
-  plan.block = {uint32_t(threads)};
-  plan.dynamic_shared_bytes = arch.vendor == Vendor::kNvidia ? uint32_t(smem) : 0;
+  plan.grid = grid_;
+  plan.block = block_;
+  plan.dynamic_shared_bytes = dynamic_shared_bytes_;
   plan.args.Add(p);
-  if (persistent) {
-    // Persistent: one block per SM, or two (attn::WgmmaBlocksPerSm), walks
-    // the query tiles. With one, asking for more than half an SM's shared
-    // memory keeps a second block off it, which the computing warpgroups'
-    // setmaxnreg relies on; with two, their registers keep a third off.
-    const int64_t tiles = q_tiles * hq * b;
-    const int per_sm = attn::WgmmaBlocksPerSm(int(bm), smem);
-    plan.grid = {
-        uint32_t(std::min<int64_t>(tiles, int64_t(per_sm) * std::max(1, arch.compute_units))), 1,
-        1};
-    if (per_sm == 1) {
-      plan.dynamic_shared_bytes =
-          std::max(plan.dynamic_shared_bytes, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
-    }
-  }
-  const bool padded_boxes = MmaTensorCopies(engine, arch);
-  if (persistent || padded_boxes) {
-    // Tensor maps of q, k, v and o as [b][heads][len][d] in the second argument:
-    // boxes of 64 columns (the 128-byte swizzle's width) by one tile of rows.
-    // The mma engine reads k and v alone through maps, unswizzled boxes as
-    // wide as its padded rows (the columns past d read as zeros).
+  if (!maps_.empty()) {
     const size_t at = plan.args.Add(SparseAttnTensorMaps{});
-    auto tensor_map = [&](size_t field, const void* base, int64_t len, int64_t heads,
-                          long long stride_l, long long stride_h, long long stride_b,
-                          int64_t rows) {
-      TensorMapRequest r;
-      r.offset = at + field;
-      r.base = base;
-      r.rank = 4;
-      const uint64_t dims[4] = {uint64_t(d), uint64_t(len), uint64_t(heads), uint64_t(b)};
-      const uint64_t strides[3] = {uint64_t(stride_l * elem), uint64_t(stride_h * elem),
-                                   uint64_t(stride_b * elem)};
-      std::copy(dims, dims + 4, r.dims);
-      std::copy(strides, strides + 3, r.strides);
-      r.box[0] = padded_boxes ? uint32_t(attn::PaddedRow(int(d), int(elem))) : 64;
-      r.box[1] = uint32_t(rows);
-      r.box[2] = r.box[3] = 1;
-      r.swizzle_128b = !padded_boxes;
-      plan.tensor_maps.push_back(r);
-    };
-    if (persistent) {
-      tensor_map(offsetof(SparseAttnTensorMaps, q), p.q, lq, hq, p.q_stride_l, p.q_stride_h,
-                 p.q_stride_b, bm);
-    }
-    tensor_map(offsetof(SparseAttnTensorMaps, k), p.k, lk, hkv, p.k_stride_l, p.k_stride_h,
-               p.k_stride_b, bn);
-    tensor_map(offsetof(SparseAttnTensorMaps, v), p.v, lk, hkv, p.v_stride_l, p.v_stride_h,
-               p.v_stride_b, bn);
-    if (persistent) {
-      tensor_map(offsetof(SparseAttnTensorMaps, o), p.o, lq, hq, p.o_stride_l, p.o_stride_h,
-                 p.o_stride_b, bm);
+    const void* const bases[] = {p.q, p.k, p.v, p.o};
+    const long long strides[][3] = {{p.q_stride_l, p.q_stride_h, p.q_stride_b},
+                                    {p.k_stride_l, p.k_stride_h, p.k_stride_b},
+                                    {p.v_stride_l, p.v_stride_h, p.v_stride_b},
+                                    {p.o_stride_l, p.o_stride_h, p.o_stride_b}};
+    for (const MapTemplate& m : maps_) {
+      TensorMapRequest& r = plan.tensor_maps.emplace_back(m.request);
+      r.offset += at;
+      r.base = bases[m.operand];
+      for (int i = 0; i < 3; ++i) r.strides[i] = uint64_t(strides[m.operand][i] * elem_);
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<const LaunchPlanner>> SparseAttnTemplate::NewLaunchPlanner(
+    const KernelConfig& config, const Shape& shape, const ArchInfo& arch) const {
+  JITK_ASSIGN_OR_RETURN(const int64_t bm, ConfigValue(config, "BLOCK_M"));
+  JITK_ASSIGN_OR_RETURN(const int64_t bn, ConfigValue(config, "BLOCK_N"));
+  JITK_ASSIGN_OR_RETURN(const int64_t waves, ConfigValue(config, "WAVES"));
+  JITK_ASSIGN_OR_RETURN(const int64_t stages, ConfigValue(config, "STAGES"));
+  return std::make_unique<const SparseAttnPlanner>(LaunchArguments(), shape, arch, bm, bn, waves,
+                                                   stages);
 }
 
 }  // namespace

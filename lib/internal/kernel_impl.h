@@ -22,6 +22,7 @@ struct Kernel::Impl {
   internal::Backend* backend = nullptr;
   std::unique_ptr<internal::Module> module;
   internal::FunctionHandle function = nullptr;
+  std::unique_ptr<const internal::LaunchPlanner> planner;
 };
 
 namespace internal {

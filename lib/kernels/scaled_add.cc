@@ -103,27 +103,35 @@ class ScaledAddTemplate final : public KernelTemplate {
     return *kNames;
   }
 
-  absl::Status FillLaunchPlan(const KernelConfig& config, const Shape& shape, const ArchInfo& arch,
-                              const BoundLaunchArgs& args, LaunchPlan& plan) const override {
+  absl::StatusOr<std::unique_ptr<const LaunchPlanner>> NewLaunchPlanner(
+      const KernelConfig& config, const Shape& shape, const ArchInfo& arch) const override;
+};
+
+class ScaledAddPlanner final : public LaunchPlanner {
+ public:
+  ScaledAddPlanner(const LaunchArgNames& names, DType dtype, int64_t block, int64_t per_block)
+      : LaunchPlanner(names), dtype_(dtype), block_(block), per_block_(per_block) {}
+
+ protected:
+  absl::Status Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const override {
     JITK_ASSIGN_OR_RETURN(const void* out, args.Pointer(kOut));
     JITK_ASSIGN_OR_RETURN(const void* x, args.Pointer(kX));
     JITK_ASSIGN_OR_RETURN(const void* y, args.Pointer(kY));
     JITK_ASSIGN_OR_RETURN(int64_t n, args.Int(kN));
     JITK_ASSIGN_OR_RETURN(float scale, args.Float(kScale));
     if (n < 0) return absl::InvalidArgumentError(absl::StrCat("scaled_add: n = ", n, " < 0"));
-    const size_t element = DTypeSize(shape.dtype());
+    const size_t element = DTypeSize(dtype_);
     for (const void* p : {out, x, y}) {
       if (n > 0 && (p == nullptr || reinterpret_cast<uintptr_t>(p) % element != 0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "scaled_add: pointers must be non-null and ", element, "-byte aligned for ",
-            DTypeName(shape.dtype())));
+        return absl::InvalidArgumentError(absl::StrCat("scaled_add: pointers must be non-null and ",
+                                                       element, "-byte aligned for ",
+                                                       DTypeName(dtype_)));
       }
     }
-    const int64_t per_block = config.at("BLOCK") * config.at("EPT") * config.at("VEC");
-    plan.grid = {uint32_t(std::min<int64_t>(std::max<int64_t>((n + per_block - 1) / per_block, 1),
-                                            kMaxGridX))};
+    plan.grid = {uint32_t(
+        std::min<int64_t>(std::max<int64_t>((n + per_block_ - 1) / per_block_, 1), kMaxGridX))};
     if (n == 0) plan.grid.x = 0;  // nothing to launch
-    plan.block = {uint32_t(config.at("BLOCK"))};
+    plan.block = {uint32_t(block_)};
     plan.args.Add(out);
     plan.args.Add(x);
     plan.args.Add(y);
@@ -131,7 +139,21 @@ class ScaledAddTemplate final : public KernelTemplate {
     plan.args.Add(scale);
     return absl::OkStatus();
   }
+
+ private:
+  const DType dtype_;
+  const int64_t block_;
+  const int64_t per_block_;  // elements
 };
+
+absl::StatusOr<std::unique_ptr<const LaunchPlanner>> ScaledAddTemplate::NewLaunchPlanner(
+    const KernelConfig& config, const Shape& shape, const ArchInfo& arch) const {
+  JITK_ASSIGN_OR_RETURN(const int64_t block, ConfigValue(config, "BLOCK"));
+  JITK_ASSIGN_OR_RETURN(const int64_t ept, ConfigValue(config, "EPT"));
+  JITK_ASSIGN_OR_RETURN(const int64_t vec, ConfigValue(config, "VEC"));
+  return std::make_unique<const ScaledAddPlanner>(LaunchArguments(), shape.dtype(), block,
+                                                  block * ept * vec);
+}
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -546,6 +547,72 @@ TEST(SparseAttnTemplateTest, PlanLaunchWarpSpecializedTwoBlocksPerSm) {
   ASSERT_THAT(T().PlanLaunch(ws64(64, 2), AttnShape(DType::kF16), sm90a, GoodArgs(), plan),
               IsOk());
   EXPECT_EQ(plan.grid.x, 16u * 8 * 2);
+}
+
+// A kernel's planner is made once and plans every launch: each plan is the
+// one PlanLaunch makes for that launch's arguments alone, whatever came
+// before it (other pointers and strides, an optional argument left out, a
+// launch refused).
+TEST(SparseAttnTemplateTest, OnePlannerPlansEachLaunchFromItsOwnArguments) {
+  const Shape s = AttnShape(DType::kF16);
+  const ArchInfo sm90a = Arch("sm_90a");
+  const KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
+  absl::StatusOr<std::unique_ptr<const LaunchPlanner>> planner = T().NewLaunchPlanner(ws, s, sm90a);
+  ASSERT_THAT(planner, IsOk());
+  LaunchArgs first = GoodArgs();
+  first.Int("k_stride_l", 256).Float("scale", 0.5f);
+  LaunchArgs second;
+  second.Ptr("q", Addr(0x110000)).Ptr("k", Addr(0x120000)).Ptr("v", Addr(0x130000));
+  second.Ptr("o", Addr(0x140000));  // no lse, no full blocks
+  second.Ptr("kv_num_blocks", Addr(0x160000)).Ptr("kv_indices", Addr(0x170000));
+  second.Int("mask_batch", 2).Int("mask_heads", 1).Int("q_stride_h", 128);
+  LaunchArgs refused = GoodArgs();
+  refused.Ptr("q", Addr(0x10008));  // not 16-byte aligned
+
+  LaunchPlan plan;
+  ASSERT_THAT((*planner)->Plan(first, plan), IsOk());
+  EXPECT_THAT((*planner)->Plan(refused, plan), StatusIs(absl::StatusCode::kInvalidArgument, "q"));
+  for (const LaunchArgs* args : {&second, &first}) {
+    ASSERT_THAT((*planner)->Plan(*args, plan), IsOk());
+    LaunchPlan fresh;
+    ASSERT_THAT(T().PlanLaunch(ws, s, sm90a, *args, fresh), IsOk());
+    EXPECT_EQ(plan.grid.x, fresh.grid.x);
+    EXPECT_EQ(plan.block.x, fresh.block.x);
+    EXPECT_EQ(plan.dynamic_shared_bytes, fresh.dynamic_shared_bytes);
+    ASSERT_EQ(plan.args.count(), fresh.args.count());
+    EXPECT_EQ(
+        std::memcmp(plan.args.pointers()[0], fresh.args.pointers()[0], sizeof(SparseAttnParams)),
+        0);
+    ASSERT_EQ(plan.tensor_maps.size(), fresh.tensor_maps.size());
+    for (size_t i = 0; i < plan.tensor_maps.size(); ++i) {
+      const TensorMapRequest& a = plan.tensor_maps[i];
+      const TensorMapRequest& b = fresh.tensor_maps[i];
+      EXPECT_EQ(a.offset, b.offset);
+      EXPECT_EQ(a.base, b.base);
+      EXPECT_EQ(std::vector<uint64_t>(a.strides, a.strides + 3),
+                std::vector<uint64_t>(b.strides, b.strides + 3));
+      EXPECT_EQ(std::vector<uint64_t>(a.dims, a.dims + 4),
+                std::vector<uint64_t>(b.dims, b.dims + 4));
+      EXPECT_EQ(std::vector<uint32_t>(a.box, a.box + 4), std::vector<uint32_t>(b.box, b.box + 4));
+    }
+  }
+  // The second launch's own values, not the first's.
+  ASSERT_THAT((*planner)->Plan(second, plan), IsOk());
+  SparseAttnParams p;
+  std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
+  EXPECT_EQ(p.lse, nullptr);
+  EXPECT_EQ(p.full_kv_num_blocks, nullptr);
+  EXPECT_EQ(p.k_stride_l, 128) << "default, not the first launch's 256";
+  EXPECT_NEAR(p.scale_log2, 1.4426950408889634 / std::sqrt(128.0), 1e-7);
+  EXPECT_EQ(p.mask_stride_h, 0);
+  EXPECT_EQ(p.mask_stride_b, 8) << "one mask per batch";
+  EXPECT_EQ(plan.tensor_maps[0].base, Addr(0x110000));
+}
+
+TEST(SparseAttnTemplateTest, PlannerNeedsEveryConfigParameter) {
+  const KernelConfig no_stages = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}};
+  EXPECT_THAT(T().NewLaunchPlanner(no_stages, AttnShape(DType::kF16), Arch("sm_90a")),
+              StatusIs(absl::StatusCode::kInvalidArgument, "STAGES"));
 }
 
 TEST(SparseAttnTemplateTest, PlanLaunchRejectsBadArguments) {

@@ -371,7 +371,8 @@ TEST_F(CudaGpuTest, MaxThreadsPerBlockMatchesTheDriver) {
     SCOPED_TRACE(symbol.lowered_name);
     FunctionHandle function = *(*module)->GetFunction(symbol.lowered_name);
     uint32_t max = static_cast<uint32_t>(symbol.resources.max_threads_per_block);
-    ASSERT_LT(max, 1024u);
+    ASSERT_LT(max, 1024u) << symbol.resources.registers << " registers read from the log:\n"
+                          << code.log;
     EXPECT_THAT(cuda_->Launch(0, function, Dim3{1}, Dim3{max}, 0, nullptr, args), IsOk());
     EXPECT_THAT(cuda_->Synchronize(0, nullptr), IsOk());
     absl::Status over = cuda_->Launch(0, function, Dim3{1}, Dim3{max + 32}, 0, nullptr, args);
