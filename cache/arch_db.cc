@@ -93,7 +93,7 @@ absl::Status ProbeNamedFile(const std::string& path, const std::string& arch,
   open.journal = JournalMode::kKeep;
   open.busy_timeout = busy_timeout;
   JITK_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, open));
-  JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaInfo(*db));
+  JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaSnapshot(*db));
   if (info.empty) return absl::OkStatus();
   JITK_RETURN_IF_ERROR(CheckMarkers(info, path));
   return CheckArch(info, arch, path);

@@ -144,6 +144,15 @@ absl::StatusOr<SchemaInfo> ReadSchemaInfo(SqliteDb& db) {
   return info;
 }
 
+absl::StatusOr<SchemaInfo> ReadSchemaSnapshot(SqliteDb& db) {
+  SchemaInfo info;
+  JITK_RETURN_IF_ERROR(db.ReadTransaction([&]() -> absl::Status {
+    JITK_ASSIGN_OR_RETURN(info, ReadSchemaInfo(db));
+    return absl::OkStatus();
+  }));
+  return info;
+}
+
 absl::Status CheckMarkers(const SchemaInfo& info, const std::string& path, int target_version) {
   if (info.application_id != kApplicationId) {
     return absl::DataLossError(absl::StrCat("database ", path, " is not a jitk cache DB",
@@ -167,7 +176,7 @@ absl::Status CheckArch(const SchemaInfo& info, absl::string_view arch, const std
 
 absl::Status EnsureSchema(SqliteDb& db, absl::string_view arch,
                           absl::Span<const Migration> migrations, int target_version) {
-  JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaInfo(db));
+  JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaSnapshot(db));
   const std::string& path = db.path();
   if (info.application_id == 0 && info.version == 0) {
     if (db.read_only()) {
@@ -178,15 +187,13 @@ absl::Status EnsureSchema(SqliteDb& db, absl::string_view arch,
     } else {
       // Several processes may find the new file empty; the first to take
       // the write lock creates the tables, the others see them inside the
-      // lock. Outside it the pragmas and the table list are read apart, so
-      // a file another process is creating can show its tables without its
-      // application_id yet: that too is settled under the lock.
+      // lock.
       JITK_RETURN_IF_ERROR(db.WriteTransaction([&]() -> absl::Status {
         JITK_ASSIGN_OR_RETURN(SchemaInfo again, ReadSchemaInfo(db));
         if (again.empty) return CreateTables(db, arch, target_version);
         return absl::OkStatus();
       }));
-      JITK_ASSIGN_OR_RETURN(info, ReadSchemaInfo(db));
+      JITK_ASSIGN_OR_RETURN(info, ReadSchemaSnapshot(db));
     }
   }
   JITK_RETURN_IF_ERROR(CheckMarkers(info, path, target_version));
@@ -201,7 +208,7 @@ absl::Status EnsureSchema(SqliteDb& db, absl::string_view arch,
       if (version >= target_version) return absl::OkStatus();  // another process did it
       return Migrate(db, static_cast<int>(version), target_version, migrations);
     }));
-    JITK_ASSIGN_OR_RETURN(info, ReadSchemaInfo(db));
+    JITK_ASSIGN_OR_RETURN(info, ReadSchemaSnapshot(db));
   }
   if (!info.has_tables) {
     return absl::DataLossError(

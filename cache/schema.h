@@ -55,8 +55,13 @@ struct SchemaInfo {
   bool has_tables = false;  // meta, code_objects and tuning all exist
 };
 
-// Reads the markers and meta without changing anything.
+// Reads the markers and meta without changing anything, inside the
+// caller's transaction.
 absl::StatusOr<SchemaInfo> ReadSchemaInfo(SqliteDb& db);
+// The same in a read transaction of its own: the pragmas and tables of a
+// file another process is creating read as all there or none, never half
+// (a half-created file would look like a foreign one).
+absl::StatusOr<SchemaInfo> ReadSchemaSnapshot(SqliteDb& db);
 
 // The checks EnsureSchema makes of what a file says about itself, for a
 // caller that must not change the file: another application_id →
