@@ -83,6 +83,28 @@ absl::Status PrecheckFile(const std::string& path, off_t size) {
   return absl::OkStatus();
 }
 
+// PrecheckFile reads the file without SQLite's locks, so a file another
+// process is committing to can fail it for a moment (the header counting
+// pages the file does not hold yet). Damage found that way stands only if
+// it is still there under a read transaction, which no commit overlaps in
+// rollback-journal mode.
+absl::Status ConfirmDamage(const std::string& path, const absl::Status& found,
+                           absl::Duration busy_timeout) {
+  SqliteOpenOptions open;
+  open.read_only = true;
+  open.journal = JournalMode::kKeep;
+  open.busy_timeout = busy_timeout;
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, open);
+  if (!db.ok()) return found;
+  absl::Status again = found;
+  absl::Status read = (*db)->ReadTransaction([&]() -> absl::Status {
+    JITK_RETURN_IF_ERROR((*db)->Exec("SELECT count(*) FROM sqlite_schema"));
+    again = PrecheckFile(path, StatFile(path).size);
+    return absl::OkStatus();
+  });
+  return read.ok() ? again : found;
+}
+
 // For a file the user named (ArchDbOptions::refuse_foreign): whether it is a
 // sound jitk DB of `arch` this jitk can use, read without changing anything
 // (no journal switch, no migration).
@@ -229,6 +251,7 @@ absl::Status ArchDb::OpenUserLocked() {
     dev_ = id.dev;
     ino_ = id.ino;
     absl::Status pre = PrecheckFile(path_, id.size);
+    if (!pre.ok()) pre = ConfirmDamage(path_, pre, options_.busy_timeout);
     if (!pre.ok()) {
       if (read_only_mode || !Writable(path_) || options_.refuse_foreign) return pre;
       return recover(pre);
