@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -23,6 +24,8 @@ namespace {
 constexpr uint8_t kInfoFormatSized = 0x04;
 constexpr uint8_t kInfoFormatByte = 0x02;
 constexpr uint8_t kInfoMaxThreads = 0x05;      // EIATTR_MAX_THREADS: u32 x, y, z
+constexpr uint8_t kInfoFrameSize = 0x11;       // EIATTR_FRAME_SIZE: u32 symbol, u32 bytes
+constexpr uint8_t kInfoRegisterCount = 0x2f;   // EIATTR_REGCOUNT: u32 symbol, u32 registers
 constexpr uint8_t kCompatArchSpecific = 0x09;  // 1 for sm_XYa code (observed, CUDA 13.0)
 
 absl::Status NotACubin(absl::string_view why) {
@@ -72,16 +75,28 @@ class CubinImage {
 
   // The contents of the section named `name`; nullopt when absent.
   absl::StatusOr<std::optional<absl::string_view>> Section(absl::string_view name) const {
-    if (header_.e_shnum == 0) return std::nullopt;
-    JITK_ASSIGN_OR_RETURN(absl::string_view names, Contents(SectionHeader(header_.e_shstrndx)));
-    for (uint16_t i = 0; i < header_.e_shnum; ++i) {
-      Elf64_Shdr section = SectionHeader(i);
-      if (section.sh_name >= names.size()) continue;
-      absl::string_view section_name = names.substr(section.sh_name);
-      section_name = section_name.substr(0, section_name.find('\0'));
-      if (section_name == name) {
-        JITK_ASSIGN_OR_RETURN(absl::string_view contents, Contents(section));
-        return std::optional<absl::string_view>(contents);
+    JITK_ASSIGN_OR_RETURN(std::optional<Elf64_Shdr> section, SectionNamed(name));
+    if (!section.has_value()) return std::nullopt;
+    JITK_ASSIGN_OR_RETURN(absl::string_view contents, Contents(*section));
+    return std::optional<absl::string_view>(contents);
+  }
+
+  // The index of the symbol named `name` in .symtab; nullopt when absent.
+  absl::StatusOr<std::optional<uint32_t>> SymbolIndex(absl::string_view name) const {
+    JITK_ASSIGN_OR_RETURN(std::optional<Elf64_Shdr> symtab, SectionNamed(".symtab"));
+    if (!symtab.has_value() || symtab->sh_entsize < sizeof(Elf64_Sym) ||
+        symtab->sh_link >= header_.e_shnum) {
+      return std::nullopt;
+    }
+    JITK_ASSIGN_OR_RETURN(absl::string_view symbols, Contents(*symtab));
+    JITK_ASSIGN_OR_RETURN(absl::string_view strings, Contents(SectionHeader(symtab->sh_link)));
+    for (size_t i = 0; (i + 1) * symtab->sh_entsize <= symbols.size(); ++i) {
+      Elf64_Sym symbol;
+      std::memcpy(&symbol, symbols.data() + i * symtab->sh_entsize, sizeof(symbol));
+      if (symbol.st_name >= strings.size()) continue;
+      absl::string_view symbol_name = strings.substr(symbol.st_name);
+      if (symbol_name.substr(0, symbol_name.find('\0')) == name) {
+        return std::optional<uint32_t>(static_cast<uint32_t>(i));
       }
     }
     return std::nullopt;
@@ -93,6 +108,18 @@ class CubinImage {
     std::memcpy(&section, bytes_.data() + header_.e_shoff + size_t{index} * header_.e_shentsize,
                 sizeof(section));
     return section;
+  }
+
+  absl::StatusOr<std::optional<Elf64_Shdr>> SectionNamed(absl::string_view name) const {
+    if (header_.e_shnum == 0) return std::nullopt;
+    JITK_ASSIGN_OR_RETURN(absl::string_view names, Contents(SectionHeader(header_.e_shstrndx)));
+    for (uint16_t i = 0; i < header_.e_shnum; ++i) {
+      Elf64_Shdr section = SectionHeader(i);
+      if (section.sh_name >= names.size()) continue;
+      absl::string_view section_name = names.substr(section.sh_name);
+      if (section_name.substr(0, section_name.find('\0')) == name) return section;
+    }
+    return std::nullopt;
   }
 
   absl::StatusOr<absl::string_view> Contents(const Elf64_Shdr& section) const {
@@ -192,6 +219,26 @@ absl::StatusOr<int> CubinDeclaredMaxThreads(absl::string_view cubin, absl::strin
         return true;
       });
   return max_threads;
+}
+
+absl::StatusOr<CubinKernelInfo> CubinKernelResources(absl::string_view cubin,
+                                                     absl::string_view kernel) {
+  JITK_ASSIGN_OR_RETURN(CubinImage image, CubinImage::Parse(cubin));
+  CubinKernelInfo result;
+  JITK_ASSIGN_OR_RETURN(std::optional<uint32_t> symbol, image.SymbolIndex(kernel));
+  JITK_ASSIGN_OR_RETURN(std::optional<absl::string_view> info, image.Section(".nv.info"));
+  if (!symbol.has_value() || !info.has_value()) return result;
+  ForEachInfoRecord(
+      *info, [&](uint8_t format, uint8_t attribute, uint16_t, absl::string_view payload) {
+        if (format != kInfoFormatSized || payload.size() < 8 || Read32(payload, 0) != *symbol) {
+          return true;
+        }
+        const int value = static_cast<int>(std::min<uint32_t>(Read32(payload, 4), 1u << 30));
+        if (attribute == kInfoRegisterCount) result.registers = value;
+        if (attribute == kInfoFrameSize) result.frame_bytes = value;
+        return true;
+      });
+  return result;
 }
 
 }  // namespace jitk::internal

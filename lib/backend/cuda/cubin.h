@@ -31,6 +31,18 @@ absl::StatusOr<std::string> CubinArch(absl::string_view cubin);
 // none. `kernel` is the lowered (mangled) name. kInvalidArgument as above.
 absl::StatusOr<int> CubinDeclaredMaxThreads(absl::string_view cubin, absl::string_view kernel);
 
+// What the cubin records of a kernel's resources (.nv.info: EIATTR_REGCOUNT
+// and EIATTR_FRAME_SIZE for the kernel's symbol); zeros for what it does not
+// record. NVRTC 12.9 and later serve repeated compiles from a cache without
+// running ptxas, so its -v report is then missing and this is what is left
+// (spill bytes and static shared memory are not read). kInvalidArgument as above.
+struct CubinKernelInfo {
+  int registers = 0;    // per thread
+  int frame_bytes = 0;  // local memory per thread (spills and local arrays)
+};
+absl::StatusOr<CubinKernelInfo> CubinKernelResources(absl::string_view cubin,
+                                                     absl::string_view kernel);
+
 }  // namespace jitk::internal
 
 #endif  // JITK_LIB_BACKEND_CUDA_CUBIN_H_

@@ -257,6 +257,13 @@ absl::StatusOr<CodeObject> NvrtcCompiler::Compile(const CompileRequest& request)
       usage.lds_bytes = info.shared_bytes;
       usage.scratch_bytes = std::max(info.stack_frame_bytes, info.cumulative_stack_bytes);
       usage.spills = info.spill_store_bytes + info.spill_load_bytes;
+    } else {
+      // No ptxas report (NVRTC's own cache served the compile): what the
+      // cubin records.
+      JITK_ASSIGN_OR_RETURN(CubinKernelInfo info,
+                            CubinKernelResources(code.binary, symbol.lowered_name));
+      usage.registers = info.registers;
+      usage.scratch_bytes = info.frame_bytes;
     }
     JITK_ASSIGN_OR_RETURN(int declared, CubinDeclaredMaxThreads(code.binary, symbol.lowered_name));
     usage.max_threads_per_block = MaxThreadsForRegisters(usage.registers, declared);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,6 +17,7 @@ namespace jitk::internal {
 namespace {
 
 using ::jitk::internal::testing::IsOk;
+using ::jitk::internal::testing::kRegisterSource;
 using ::jitk::internal::testing::Request;
 using ::jitk::internal::testing::StatusIs;
 
@@ -119,6 +121,37 @@ TEST(CubinDeclaredMaxThreadsTest, ReadsLaunchBounds) {
   EXPECT_EQ(*CubinDeclaredMaxThreads(code->binary, "free_size"), 0);
   EXPECT_EQ(*CubinDeclaredMaxThreads(code->binary, "no_such_kernel"), 0);
   EXPECT_THAT(CubinDeclaredMaxThreads("garbage", "bounded"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "not a CUDA cubin"));
+}
+
+// Registers and local memory as the cubin records them: what a compile
+// NVRTC served from its own cache (no ptxas report) still tells. Where the
+// report is there, both agree.
+TEST(CubinKernelResourcesTest, ReadsWhatPtxasReported) {
+  std::unique_ptr<Backend> cuda = NewCudaBackend();
+  absl::StatusOr<CodeObject> code =
+      cuda->Compile(Request("sm_90", kRegisterSource, {"wide", "spilled"}));
+  ASSERT_THAT(code, IsOk());
+  absl::StatusOr<CubinKernelInfo> wide = CubinKernelResources(code->binary, "wide");
+  absl::StatusOr<CubinKernelInfo> spilled = CubinKernelResources(code->binary, "spilled");
+  ASSERT_THAT(wide, IsOk());
+  ASSERT_THAT(spilled, IsOk());
+  EXPECT_GT(wide->registers, 96) << "96 values live across a barrier";
+  EXPECT_EQ(wide->frame_bytes, 0);
+  EXPECT_GT(spilled->registers, 0);
+  EXPECT_LE(spilled->registers, 32) << "held to 32 by its launch bounds";
+  EXPECT_GT(spilled->frame_bytes, 0) << "what does not fit goes to local memory";
+  if (code->log.find("ptxas") != std::string::npos) {  // a report to compare with
+    const std::vector<CompiledSymbol>& symbols = code->symbols;
+    ASSERT_EQ(symbols.size(), 2u);
+    EXPECT_EQ(wide->registers, symbols[0].resources.registers);
+    EXPECT_EQ(spilled->registers, symbols[1].resources.registers);
+    EXPECT_EQ(spilled->frame_bytes, symbols[1].resources.scratch_bytes);
+  }
+  absl::StatusOr<CubinKernelInfo> missing = CubinKernelResources(code->binary, "no_such_kernel");
+  ASSERT_THAT(missing, IsOk());
+  EXPECT_EQ(missing->registers, 0);
+  EXPECT_THAT(CubinKernelResources("garbage", "wide"),
               StatusIs(absl::StatusCode::kInvalidArgument, "not a CUDA cubin"));
 }
 

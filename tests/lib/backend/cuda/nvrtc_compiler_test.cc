@@ -103,11 +103,10 @@ TEST_F(NvrtcCompilerTest, ReportsRegistersSpillsAndLaunchBounds) {
       nvrtc_.Compile(Request("sm_90", kRegisterSource, {"wide", "spilled", "bounded"}));
   ASSERT_THAT(code, IsOk());
   ASSERT_EQ(code->symbols.size(), 3u);
-  // Seen on the H200 image's NVRTC 13.0: an empty program log for these
-  // kernels despite --ptxas-options=-v (scaled_add's report was there).
-  if (code->log.find("ptxas") == std::string::npos) {
-    GTEST_SKIP() << "this NVRTC wrote no ptxas report into the program log";
-  }
+  // NVRTC 12.9 and later serve a repeated compile from their own cache
+  // without running ptxas: no report in the log, and the registers and
+  // local memory come from the cubin instead (spill bytes are then unknown).
+  const bool reported = code->log.find("ptxas") != std::string::npos;
   const ResourceUsage& wide = code->symbols[0].resources;
   const ResourceUsage& spilled = code->symbols[1].resources;
   const ResourceUsage& bounded = code->symbols[2].resources;
@@ -117,8 +116,9 @@ TEST_F(NvrtcCompilerTest, ReportsRegistersSpillsAndLaunchBounds) {
   EXPECT_EQ(wide.max_threads_per_block, MaxThreadsForRegisters(wide.registers, 0));
   EXPECT_LT(wide.max_threads_per_block, 1024);
 
+  EXPECT_GT(spilled.registers, 0);
   EXPECT_LE(spilled.registers, 32);
-  EXPECT_GT(spilled.spills, 0);
+  if (reported) EXPECT_GT(spilled.spills, 0);
   EXPECT_GT(spilled.scratch_bytes, 0);
   EXPECT_EQ(spilled.max_threads_per_block, 1024);
 
