@@ -3,7 +3,8 @@
 # the previous commit's launch_bench): every GPU test at the default attention
 # target and the attention GPU tests at sm_90 with the launch planner; launch_bench
 # before / after, alternating, three runs each; the register-limit test of the
-# CUDA backend repeated 20 times under each target setting. Short table last.
+# CUDA backend repeated 20 times under each target setting; a diagnostic
+# template set timed against the embedded one. Short tables last.
 cd "$(dirname "$0")/../../.."
 B=.carry/build
 L=/tmp/logs; mkdir -p "$OUT" $L
@@ -37,6 +38,14 @@ for i in 1 2 3; do
     echo "launch_bench $v $i rc=$?" >> $S
   done
 done
+# Diagnostic, wrong on purpose: .carry/tpl_nostore never stores the staged O
+# (the copying thread refills its stage at once): what the store ahead of
+# the next query tile's third K / V copy costs at 10 % density.
+BIN=$B/tests/jitk_lib_attention_tests OUT=$L/nostore TIMEOUT=120 bash bench/device/attention_ab.sh \
+  sm_90a 2 head=- nostore=.carry/tpl_nostore -- \
+  "random blocks 10% f16 L=4096,random blocks 10% same keys,causal f16 L=4096,random blocks 30%" \
+  > /dev/null 2>&1
+cp $L/nostore/table.md $OUT/table_nostore.md; cat $L/nostore/runs.txt >> $S
 echo "done $(date -u +%T)" >> $S
 python3 - "$OUT" >> $S <<'PY'
 import json, sys, glob, collections
@@ -53,4 +62,4 @@ for name, r in rows.items():
     print(f"| {name} | " + " | ".join(str(r.get(c, "")) for c in cols) + " |")
 PY
 tar czf "$OUT/logs.tar.gz" --exclude='jitk-cache' -C $L .
-cat $S
+cat $S $OUT/table_nostore.md
