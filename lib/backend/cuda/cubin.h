@@ -33,9 +33,9 @@ absl::StatusOr<int> CubinDeclaredMaxThreads(absl::string_view cubin, absl::strin
 
 // What the cubin records of a kernel's resources (.nv.info: EIATTR_REGCOUNT
 // and EIATTR_FRAME_SIZE for the kernel's symbol); zeros for what it does not
-// record. NVRTC 12.9 and later serve repeated compiles from a cache without
-// running ptxas, so its -v report is then missing and this is what is left
-// (spill bytes and static shared memory are not read). kInvalidArgument as above.
+// record. For a compile without a ptxas report (NVRTC 12.9 and later write
+// none when they serve it from their own cache); spill bytes and static
+// shared memory are not read. kInvalidArgument as above.
 struct CubinKernelInfo {
   int registers = 0;    // per thread
   int frame_bytes = 0;  // local memory per thread (spills and local arrays)

@@ -190,6 +190,10 @@ absl::StatusOr<CodeObject> NvrtcCompiler::Compile(const CompileRequest& request)
   std::vector<std::string> options = {absl::StrCat("--gpu-architecture=", request.target.arch)};
   if (!SetsLanguageStandard(request.options)) options.push_back("--std=c++17");
   options.push_back("--ptxas-options=-v");
+  // NVRTC 12.9 and later answer a repeated compile from a cache of their own
+  // without running ptxas, so without its report (registers, spills, shared
+  // memory). jitk keeps code objects in its own cache.
+  if (api->major > 12 || (api->major == 12 && api->minor >= 9)) options.push_back("--no-cache");
   options.insert(options.end(), request.options.begin(), request.options.end());
   std::vector<const char*> option_pointers;
   for (const std::string& option : options) option_pointers.push_back(option.c_str());
@@ -258,8 +262,7 @@ absl::StatusOr<CodeObject> NvrtcCompiler::Compile(const CompileRequest& request)
       usage.scratch_bytes = std::max(info.stack_frame_bytes, info.cumulative_stack_bytes);
       usage.spills = info.spill_store_bytes + info.spill_load_bytes;
     } else {
-      // No ptxas report (NVRTC's own cache served the compile): what the
-      // cubin records.
+      // No ptxas report for this kernel: what the cubin records.
       JITK_ASSIGN_OR_RETURN(CubinKernelInfo info,
                             CubinKernelResources(code.binary, symbol.lowered_name));
       usage.registers = info.registers;

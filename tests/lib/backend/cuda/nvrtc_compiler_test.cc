@@ -103,9 +103,9 @@ TEST_F(NvrtcCompilerTest, ReportsRegistersSpillsAndLaunchBounds) {
       nvrtc_.Compile(Request("sm_90", kRegisterSource, {"wide", "spilled", "bounded"}));
   ASSERT_THAT(code, IsOk());
   ASSERT_EQ(code->symbols.size(), 3u);
-  // NVRTC 12.9 and later serve a repeated compile from their own cache
-  // without running ptxas: no report in the log, and the registers and
-  // local memory come from the cubin instead (spill bytes are then unknown).
+  // NVRTC's own cache is off (--no-cache), so ptxas reports every compile;
+  // without a report the registers and local memory would come from the
+  // cubin, and spill bytes would be unknown.
   const bool reported = code->log.find("ptxas") != std::string::npos;
   const ResourceUsage& wide = code->symbols[0].resources;
   const ResourceUsage& spilled = code->symbols[1].resources;
