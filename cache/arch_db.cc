@@ -83,6 +83,16 @@ absl::Status PrecheckFile(const std::string& path, off_t size) {
   return absl::OkStatus();
 }
 
+// A connection that reads `path` as it is: no journal switch, no writes.
+absl::StatusOr<std::unique_ptr<SqliteDb>> OpenToRead(const std::string& path,
+                                                     absl::Duration busy_timeout) {
+  SqliteOpenOptions open;
+  open.read_only = true;
+  open.journal = JournalMode::kKeep;
+  open.busy_timeout = busy_timeout;
+  return SqliteDb::Open(path, open);
+}
+
 // PrecheckFile reads the file without SQLite's locks, so a file another
 // process is committing to can fail it for a moment (the header counting
 // pages the file does not hold yet). Damage found that way stands only if
@@ -90,11 +100,7 @@ absl::Status PrecheckFile(const std::string& path, off_t size) {
 // rollback-journal mode.
 absl::Status ConfirmDamage(const std::string& path, const absl::Status& found,
                            absl::Duration busy_timeout) {
-  SqliteOpenOptions open;
-  open.read_only = true;
-  open.journal = JournalMode::kKeep;
-  open.busy_timeout = busy_timeout;
-  absl::StatusOr<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, open);
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db = OpenToRead(path, busy_timeout);
   if (!db.ok()) return found;
   absl::Status again = found;
   absl::Status read = (*db)->ReadTransaction([&]() -> absl::Status {
@@ -110,11 +116,7 @@ absl::Status ConfirmDamage(const std::string& path, const absl::Status& found,
 // (no journal switch, no migration).
 absl::Status ProbeNamedFile(const std::string& path, const std::string& arch,
                             absl::Duration busy_timeout) {
-  SqliteOpenOptions open;
-  open.read_only = true;
-  open.journal = JournalMode::kKeep;
-  open.busy_timeout = busy_timeout;
-  JITK_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, open));
+  JITK_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, OpenToRead(path, busy_timeout));
   JITK_ASSIGN_OR_RETURN(SchemaInfo info, ReadSchemaSnapshot(*db));
   if (info.empty) return absl::OkStatus();
   JITK_RETURN_IF_ERROR(CheckMarkers(info, path));
@@ -370,11 +372,7 @@ absl::Status ArchDb::RecoverLocked(const absl::Status& why) {
   // another schema or arch is left as it is.
   MergeStats stats;
   std::string salvage = "nothing salvaged";
-  SqliteOpenOptions old;
-  old.read_only = true;
-  old.journal = JournalMode::kKeep;
-  old.busy_timeout = absl::Seconds(1);
-  absl::StatusOr<std::unique_ptr<SqliteDb>> src = SqliteDb::Open(aside, old);
+  absl::StatusOr<std::unique_ptr<SqliteDb>> src = OpenToRead(aside, absl::Seconds(1));
   if (src.ok()) {
     absl::StatusOr<SchemaInfo> info = ReadSchemaInfo(**src);
     if (info.ok() && info->application_id == kApplicationId && info->version == kSchemaVersion &&

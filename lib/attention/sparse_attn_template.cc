@@ -523,13 +523,13 @@ class SparseAttnPlanner final : public LaunchPlanner {
 
  private:
   DType dtype_;
-  int64_t b_, hq_, hkv_, lq_, lk_, d_, bm_, bn_;
+  int64_t b_, hq_;
   int64_t elem_;
   bool sliding_;
-  bool persistent_;
-  bool padded_boxes_;  // the mma engine's K / V maps (unswizzled, padded rows)
   float default_scale_;
-  SparseAttnParams base_ = {};  // the shape's fields; pointers and strides per launch
+  // The shape's fields and the default (contiguous [B, H, L, D]) strides;
+  // a launch sets the pointers and any strides it gives.
+  SparseAttnParams base_ = {};
   Dim3 grid_, block_;
   uint32_t dynamic_shared_bytes_ = 0;
   // Tensor maps of q, k, v and o (their fields of SparseAttnTensorMaps),
@@ -550,35 +550,35 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
       dtype_(shape.dtype()),
       b_(*shape.Get("b")),
       hq_(*shape.Get("hq")),
-      hkv_(*shape.Get("hkv")),
-      lq_(*shape.Get("lq")),
-      lk_(*shape.Get("lk")),
-      d_(*shape.Get("d")),
-      bm_(bm),
-      bn_(bn),
-      elem_(int64_t(DTypeSize(shape.dtype()))),
-      default_scale_(1.0f / std::sqrt(float(d_))) {
+      elem_(int64_t(DTypeSize(shape.dtype()))) {
+  const int64_t hkv = *shape.Get("hkv"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
+  const int64_t d = *shape.Get("d");
   const int64_t block = shape.GetOr("block", 128);
   const int mask = MaskKindOf(shape);
   sliding_ = IsSlidingMask(mask);
-  const int64_t nqb = (lq_ + block - 1) / block, nkb = (lk_ + block - 1) / block;
+  default_scale_ = 1.0f / std::sqrt(float(d));
   base_.batch = int(b_);
   base_.heads_q = int(hq_);
-  base_.heads_kv = int(hkv_);
-  base_.len_q = int(lq_);
-  base_.len_k = int(lk_);
+  base_.heads_kv = int(hkv);
+  base_.len_q = int(lq);
+  base_.len_k = int(lk);
   base_.block = int(block);
-  base_.num_q_blocks = int(nqb);
-  base_.num_kv_blocks = int(nkb);
+  base_.num_q_blocks = int((lq + block - 1) / block);
+  base_.num_kv_blocks = int((lk + block - 1) / block);
+  base_.q_stride_b = base_.o_stride_b = hq_ * lq * d;
+  base_.q_stride_h = base_.o_stride_h = lq * d;
+  base_.k_stride_b = base_.v_stride_b = hkv * lk * d;
+  base_.k_stride_h = base_.v_stride_h = lk * d;
+  base_.q_stride_l = base_.k_stride_l = base_.v_stride_l = base_.o_stride_l = d;
 
   const int engine = SparseAttnEngine(shape, arch);
-  const int64_t q_tiles = (lq_ + bm - 1) / bm;
-  const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d_), int(elem_));
-  persistent_ = WarpSpecialized(engine, bm, waves);
-  padded_boxes_ = MmaTensorCopies(engine, arch);
+  const int64_t q_tiles = (lq + bm - 1) / bm;
+  const int smem = attn::SmemBytes(engine, int(bm), int(bn), int(stages), int(d), int(elem_));
+  const bool persistent = WarpSpecialized(engine, bm, waves);
+  const bool padded_boxes = MmaTensorCopies(engine, arch);
   bool rank_major = false;
-  if (mask == attn::kMaskCausal && !persistent_ && q_tiles <= kMaxGridYZ) {
-    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d_, arch, smem);
+  if (mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
+    const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d, arch, smem);
     rank_major = resident >= kRankMajorMinBlocksPerHead * hq_ &&
                  q_tiles * b_ * hq_ <= kRankMajorMaxWaves * resident;
   }
@@ -587,7 +587,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
                      : Dim3{uint32_t(q_tiles), uint32_t(hq_), uint32_t(b_)};
   block_ = {uint32_t(waves * arch.wave_size)};
   dynamic_shared_bytes_ = arch.vendor == Vendor::kNvidia ? uint32_t(smem) : 0;
-  if (persistent_) {
+  if (persistent) {
     // Persistent: one block per SM, or two (attn::WgmmaBlocksPerSm), walks
     // the query tiles. With one, asking for more than half an SM's shared
     // memory keeps a second block off it, which the computing warpgroups'
@@ -609,20 +609,20 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     TensorMapRequest r;
     r.offset = field;
     r.rank = 4;
-    const uint64_t dims[4] = {uint64_t(d_), uint64_t(len), uint64_t(heads), uint64_t(b_)};
+    const uint64_t dims[4] = {uint64_t(d), uint64_t(len), uint64_t(heads), uint64_t(b_)};
     std::copy(dims, dims + 4, r.dims);
-    r.box[0] = padded_boxes_ ? uint32_t(attn::PaddedRow(int(d_), int(elem_))) : 64;
+    r.box[0] = padded_boxes ? uint32_t(attn::PaddedRow(int(d), int(elem_))) : 64;
     r.box[1] = uint32_t(rows);
     r.box[2] = r.box[3] = 1;
-    r.swizzle_128b = !padded_boxes_;
+    r.swizzle_128b = !padded_boxes;
     maps_.push_back({operand, r});
   };
-  if (persistent_) map(kMapQ, offsetof(SparseAttnTensorMaps, q), lq_, hq_, bm);
-  if (persistent_ || padded_boxes_) {
-    map(kMapK, offsetof(SparseAttnTensorMaps, k), lk_, hkv_, bn);
-    map(kMapV, offsetof(SparseAttnTensorMaps, v), lk_, hkv_, bn);
+  if (persistent) map(kMapQ, offsetof(SparseAttnTensorMaps, q), lq, hq_, bm);
+  if (persistent || padded_boxes) {
+    map(kMapK, offsetof(SparseAttnTensorMaps, k), lk, hkv, bn);
+    map(kMapV, offsetof(SparseAttnTensorMaps, v), lk, hkv, bn);
   }
-  if (persistent_) map(kMapO, offsetof(SparseAttnTensorMaps, o), lq_, hq_, bm);
+  if (persistent) map(kMapO, offsetof(SparseAttnTensorMaps, o), lq, hq_, bm);
 }
 
 absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const {
@@ -665,36 +665,22 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     }
   }
 
-  // Strides in elements; the defaults are contiguous [B, H, L, D].
-  struct StrideArg {
-    int arg;
-    int64_t fallback;
-    long long* out;
-  };
-  const int64_t d = d_;
-  const StrideArg strides[] = {
-      {kQStrideB, hq_ * lq_ * d, &p.q_stride_b},
-      {kQStrideH, lq_ * d, &p.q_stride_h},
-      {kQStrideL, d, &p.q_stride_l},
-      {kKStrideB, hkv_ * lk_ * d, &p.k_stride_b},
-      {kKStrideH, lk_ * d, &p.k_stride_h},
-      {kKStrideL, d, &p.k_stride_l},
-      {kVStrideB, hkv_ * lk_ * d, &p.v_stride_b},
-      {kVStrideH, lk_ * d, &p.v_stride_h},
-      {kVStrideL, d, &p.v_stride_l},
-      {kOStrideB, hq_ * lq_ * d, &p.o_stride_b},
-      {kOStrideH, lq_ * d, &p.o_stride_h},
-      {kOStrideL, d, &p.o_stride_l},
+  // Strides in elements; base_ holds the defaults.
+  const std::pair<int, long long*> strides[] = {
+      {kQStrideB, &p.q_stride_b}, {kQStrideH, &p.q_stride_h}, {kQStrideL, &p.q_stride_l},
+      {kKStrideB, &p.k_stride_b}, {kKStrideH, &p.k_stride_h}, {kKStrideL, &p.k_stride_l},
+      {kVStrideB, &p.v_stride_b}, {kVStrideH, &p.v_stride_h}, {kVStrideL, &p.v_stride_l},
+      {kOStrideB, &p.o_stride_b}, {kOStrideH, &p.o_stride_h}, {kOStrideL, &p.o_stride_l},
   };
   const int64_t chunk = 16 / elem_;  // elements per 16-byte copy
-  for (const StrideArg& s : strides) {
-    JITK_ASSIGN_OR_RETURN(const int64_t value, args.IntOr(s.arg, s.fallback));
+  for (const auto& [arg, out] : strides) {
+    JITK_ASSIGN_OR_RETURN(const int64_t value, args.IntOr(arg, *out));
     if (value < 0 || value % chunk != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "sparse_attn: ", kArgNames[s.arg], "=", value, " must be a non-negative multiple of ",
+          "sparse_attn: ", kArgNames[arg], "=", value, " must be a non-negative multiple of ",
           chunk, " elements (16 bytes of ", DTypeName(dtype_), ")"));
     }
-    *s.out = value;
+    *out = value;
   }
 
   JITK_ASSIGN_OR_RETURN(const float scale, args.FloatOr(kScale, default_scale_));
