@@ -286,8 +286,9 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
 }  // namespace attn
 
 // The waves per SIMD asked of the compiler (MfmaWavesPerSimd); CDNA1
-// (gfx908) accumulates in AGPRs only.
-#if JITK_HIP && defined(__AMDGCN__) && !defined(__gfx908__)
+// (gfx908) accumulates in AGPRs only. JITK_ATTN_NO_WAVES_PER_SIMD leaves the
+// request out: the library's second compile where a compiler spills with it.
+#if JITK_HIP && defined(__AMDGCN__) && !defined(__gfx908__) && !defined(JITK_ATTN_NO_WAVES_PER_SIMD)
 #define JITK_ATTN_WAVES_PER_SIMD(N) __attribute__((amdgpu_waves_per_eu(N)))
 #else
 #define JITK_ATTN_WAVES_PER_SIMD(N)

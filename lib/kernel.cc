@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "cache/cache_key.h"
 #include "cache/kernel_cache.h"
@@ -75,6 +76,46 @@ absl::StatusOr<CompileRequest> InstanceRequest(const KernelTemplate& kernel_temp
   return request;
 }
 
+namespace {
+
+absl::Status CheckOneSymbol(const Backend& backend, const CodeObject& code) {
+  if (code.symbols.size() == 1) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(backend.name(), " returned ", code.symbols.size(),
+                                          " symbols for one name expression"));
+}
+
+bool SpillsLess(const ResourceUsage& a, const ResourceUsage& b) {
+  return std::tie(a.spills, a.scratch_bytes) < std::tie(b.spills, b.scratch_bytes);
+}
+
+}  // namespace
+
+absl::StatusOr<CodeObject> CompileInstance(const KernelTemplate& kernel_template, Backend& backend,
+                                           const CompileRequest& request,
+                                           const KernelConfig& config, const Shape& shape,
+                                           const ArchInfo& arch) {
+  JITK_ASSIGN_OR_RETURN(CodeObject code, backend.Compile(request));
+  JITK_RETURN_IF_ERROR(CheckOneSymbol(backend, code));
+  const ResourceUsage first = code.symbols[0].resources;
+  if (first.spills == 0) return code;
+  const std::vector<std::string> fallback =
+      kernel_template.SpillFallbackOptions(config, shape, arch);
+  if (fallback.empty()) return code;
+  CompileRequest again = request;
+  again.options.insert(again.options.end(), fallback.begin(), fallback.end());
+  absl::StatusOr<CodeObject> other = backend.Compile(again);
+  // A failed or no better second compile leaves the first's code.
+  if (!other.ok() || !CheckOneSymbol(backend, *other).ok() ||
+      !SpillsLess(other->symbols[0].resources, first)) {
+    return code;
+  }
+  other->log = absl::StrCat("jitk: compiled again with ", absl::StrJoin(fallback, " "),
+                            ": the first compile spilled ", first.spills, " registers (",
+                            first.scratch_bytes, " bytes of scratch)\n", other->log);
+  other->compile_ms += code.compile_ms;
+  return other;
+}
+
 absl::StatusOr<std::string> CodeObjectKey(const CompileRequest& request,
                                           absl::string_view compiler_id) {
   std::vector<cache::HeaderText> headers;
@@ -105,15 +146,12 @@ absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_temp
     if (hit.ok() && hit->record->symbol.size() > 0) return FromRecord(*hit->record, config);
   }
 
-  absl::StatusOr<CodeObject> code = backend->Compile(request);
+  absl::StatusOr<CodeObject> code =
+      CompileInstance(kernel_template, *backend, request, config, shape, arch);
   if (!code.ok()) {
     return absl::Status(code.status().code(),
                         absl::StrCat(kernel_template.name(), " {", KernelConfigToString(config),
                                      "} for ", target.ToString(), ": ", code.status().message()));
-  }
-  if (code->symbols.size() != 1) {
-    return absl::InternalError(absl::StrCat(backend->name(), " returned ", code->symbols.size(),
-                                            " symbols for one name expression"));
   }
   CompiledKernel compiled;
   compiled.kernel = std::string(kernel_template.name());

@@ -137,6 +137,15 @@ class KernelTemplate {
                                                   const ArchInfo& arch) const {
     return {};
   }
+  // Options added for a second compile when the first spills registers: a
+  // variant that needs fewer, for register budgets a template asks of the
+  // compiler by a rule fitted to one compiler version that another exceeds.
+  // The compile that spills less is kept. Empty (usually): no second compile.
+  virtual std::vector<std::string> SpillFallbackOptions(const KernelConfig& config,
+                                                        const Shape& shape,
+                                                        const ArchInfo& arch) const {
+    return {};
+  }
 
   // Shape dimensions that are categories, not sizes ("layout", "d"): a tuned
   // configuration is borrowed from a neighbouring shape only when these match.

@@ -84,11 +84,9 @@ absl::StatusOr<CompiledKernel> CandidateCompiler::Compile(const KernelConfig& co
   }
 
   const auto begin = std::chrono::steady_clock::now();
-  JITK_ASSIGN_OR_RETURN(jitk::internal::CodeObject code, backend_.Compile(request));
-  if (code.symbols.size() != 1) {
-    return absl::InternalError(absl::StrCat(backend_.name(), " returned ", code.symbols.size(),
-                                            " symbols for one name expression"));
-  }
+  JITK_ASSIGN_OR_RETURN(
+      jitk::internal::CodeObject code,
+      jitk::internal::CompileInstance(template_, backend_, request, config, shape_, arch_));
   CompiledKernel compiled;
   compiled.kernel = std::string(template_.name());
   compiled.symbol = code.symbols[0].lowered_name;

@@ -117,16 +117,21 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
   }
 }
 
+// Whether the kernel asks the compiler for two waves per SIMD, so that its
+// MFMAs accumulate in VGPRs (MfmaWavesPerSimd; from CDNA2 on).
+bool AsksTwoWavesPerSimd(int engine, int64_t bn, int64_t waves, int64_t stages, int64_t d,
+                         const ArchInfo& arch) {
+  return arch.vendor == Vendor::kAmd && arch.family != "cdna1" &&
+         attn::MfmaWavesPerSimd(engine, int(bn), int(d), int(stages), int(waves * arch.wave_size)) >
+             1;
+}
+
 // Accumulation registers (AGPRs) per thread: the MFMA engine's
-// accumulators, d / 2 (hiprtc's report), unless from CDNA2 on the kernel
-// asks for two waves per SIMD and they live in VGPRs (MfmaWavesPerSimd).
+// accumulators, d / 2 (hiprtc's report), unless they live in VGPRs.
 int AccumEstimate(int engine, int64_t bn, int64_t waves, int64_t stages, int64_t d,
                   const ArchInfo& arch) {
   if (engine != attn::kEngineMfma) return 0;
-  const bool vgprs = arch.family != "cdna1" &&
-                     attn::MfmaWavesPerSimd(engine, int(bn), int(d), int(stages),
-                                            int(waves * arch.wave_size)) > 1;
-  return vgprs ? 0 : int(d / 2);
+  return AsksTwoWavesPerSimd(engine, bn, waves, stages, d, arch) ? 0 : int(d / 2);
 }
 
 // Resident blocks per CU / SM of `engine` at these tiles, from the register
@@ -474,6 +479,19 @@ class SparseAttnTemplate final : public KernelTemplate {
       return absl::StrCat("jitk::sparse_attn_tma_fwd<", tiles, ">");
     }
     return absl::StrCat("jitk::sparse_attn_fwd<", tiles, ", ", engine, ">");
+  }
+
+  // The request of two waves per SIMD was fitted on ROCm 5.2's compiler;
+  // ROCm 5.7's spills a few registers with it in some d = 128 defaults.
+  // Without it the MFMAs accumulate in AGPRs, unspilled.
+  std::vector<std::string> SpillFallbackOptions(const KernelConfig& config, const Shape& shape,
+                                                const ArchInfo& arch) const override {
+    if (!ValidateConfig(config, shape, arch).ok() ||
+        !AsksTwoWavesPerSimd(SparseAttnEngine(shape, arch), config.at("BLOCK_N"),
+                             config.at("WAVES"), config.at("STAGES"), *shape.Get("d"), arch)) {
+      return {};
+    }
+    return {"-DJITK_ATTN_NO_WAVES_PER_SIMD"};
   }
 
   const LaunchArgNames& LaunchArguments() const override {

@@ -33,6 +33,14 @@ absl::StatusOr<CompileRequest> InstanceRequest(const KernelTemplate& kernel_temp
                                                const Shape& shape, const KernelConfig& config,
                                                const Target& target, const ArchInfo& arch);
 
+// Compiles `request` (InstanceRequest of `config`) with `backend`: one
+// symbol, and where it spills registers and the template has a fallback
+// (SpillFallbackOptions), the compile that spills less, its log saying so.
+absl::StatusOr<CodeObject> CompileInstance(const KernelTemplate& kernel_template, Backend& backend,
+                                           const CompileRequest& request,
+                                           const KernelConfig& config, const Shape& shape,
+                                           const ArchInfo& arch);
+
 // The code-object cache key of `request` compiled by `compiler_id`
 // ("nvrtc 13.0"): code stored by the tuner is found by get_kernel.
 absl::StatusOr<std::string> CodeObjectKey(const CompileRequest& request,

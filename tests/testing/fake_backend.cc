@@ -341,6 +341,7 @@ absl::StatusOr<CodeObject> FakeBackend::Compile(const CompileRequest& request) {
     instance.name_expression = expression;
     instance.target = request.target;
     if (arch.ok()) instance.arch = *arch;
+    instance.options = request.options;
     JITK_RETURN_IF_ERROR(ParseExpression(expression, instance));
     FakeKernelModel model = ModelFor(instance.kernel);
     ResourceUsage usage;

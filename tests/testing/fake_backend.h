@@ -56,7 +56,8 @@ struct FakeInstance {
   std::string kernel;                      // "scaled_add"
   std::vector<std::string> template_args;  // {"256", "4", "4", "float"}
   Target target;
-  ArchInfo arch;  // the table's entry for the target
+  ArchInfo arch;                     // the table's entry for the target
+  std::vector<std::string> options;  // the request's compile options
 
   // Template argument `i` as an integer (0 when it is not one).
   int64_t IntArg(size_t i) const;

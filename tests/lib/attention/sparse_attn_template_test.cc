@@ -172,6 +172,35 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
             2);
 }
 
+// The second compile after spills drops the request of two waves per SIMD,
+// only where the kernel makes it: the MFMA engine from CDNA2 on, at tiles
+// MfmaWavesPerSimd passes.
+TEST(SparseAttnTemplateTest, SpillFallbackDropsTheWavesPerSimdRequest) {
+  const Shape f16 = AttnShape(DType::kF16);
+  const ArchInfo gfx90a = Arch("gfx90a");
+  const KernelConfig config = T().DefaultConfig(f16, gfx90a);
+  ASSERT_EQ(attn::MfmaWavesPerSimd(attn::kEngineMfma, int(config.at("BLOCK_N")), 128,
+                                   int(config.at("STAGES")), int(config.at("WAVES")) * 64),
+            2);
+  EXPECT_THAT(T().SpillFallbackOptions(config, f16, gfx90a),
+              ::testing::ElementsAre("-DJITK_ATTN_NO_WAVES_PER_SIMD"));
+  // CDNA1 accumulates in AGPRs anyway; NVIDIA and fp32 (FMA engine) never ask.
+  EXPECT_THAT(T().SpillFallbackOptions(config, f16, Arch("gfx908")), ::testing::IsEmpty());
+  for (const char* nvidia : {"sm_80", "sm_90"}) {
+    const ArchInfo arch = Arch(nvidia);
+    EXPECT_THAT(T().SpillFallbackOptions(T().DefaultConfig(f16, arch), f16, arch),
+                ::testing::IsEmpty())
+        << nvidia;
+  }
+  const Shape f32 = AttnShape(DType::kF32);
+  EXPECT_THAT(T().SpillFallbackOptions(T().DefaultConfig(f32, gfx90a), f32, gfx90a),
+              ::testing::IsEmpty());
+  // Tiles past the rule's bound: no request, nothing to drop.
+  const KernelConfig wide = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 2}, {"STAGES", 2}};
+  ASSERT_THAT(T().ValidateConfig(wide, f16, gfx90a), IsOk());
+  EXPECT_THAT(T().SpillFallbackOptions(wide, f16, gfx90a), ::testing::IsEmpty());
+}
+
 TEST(SparseAttnTemplateTest, SearchSpaceHasTheTunables) {
   for (const char* arch : {"sm_90", "gfx90a", "gfx1100"}) {
     std::vector<TunableParam> space = T().SearchSpace(AttnShape(DType::kF16), Arch(arch));
