@@ -38,11 +38,10 @@
 //
 // The grid is persistent: each block (one or two per SM) walks query tiles
 // (QueryTileWalk) and the stage ring runs on across them, so the producer
-// copies the next tile's first K / V, then its Q, while the consumers finish
-// and store this tile. Q waits for the "Q free" barrier, which the consumers
-// arrive on as soon as their last S = Q K^T has completed, before its softmax
-// and P V; K / V first because their stage is freed earlier still.
-// Launching a block per query tile paid that start-up with the SM idle.
+// copies the next tile's Q (once the consumers have passed the "Q free"
+// barrier) and first K / V while the consumers finish and store this tile;
+// kEarlyQ says in which order, and when the consumers free Q. Launching a
+// block per query tile paid that start-up with the SM idle.
 #pragma once
 
 #include "sparse_attn_common.h"
@@ -91,6 +90,12 @@ struct WgmmaPipeline {
   static_assert(STAGES >= 2, "a buffer is freed one tile after its S = Q K^T: STAGES >= 2");
   // O (BLOCK_M rows) goes out through a K buffer when one holds it.
   static constexpr bool kStagedStores = BLOCK_N >= BLOCK_M;
+  // Two computing warpgroups free Q as soon as their last S = Q K^T has
+  // completed, and the copying thread copies the next query tile's Q after
+  // its first K / V; one (two blocks per SM) frees Q after its key-tile loop,
+  // and Q comes first. Each order ran faster where it is used
+  // (bench/results/2026-12-05-h100-q-after-kv/).
+  static constexpr bool kEarlyQ = kGroups == 2;
 
   // Barrier addresses (WgmmaBarrierBytes): Q full and Q free, then K full,
   // V full and empty per stage. Then the stages' tile slots.
@@ -120,12 +125,22 @@ struct WgmmaPipeline {
   u32 queries_done = 0;
 
   // The copying thread, one query tile: every key tile into the stage ring,
-  // Q (once its buffer is free) after the first. Coordinates of the tensor maps:
+  // and Q once its buffer is free (before the first key tile or after it:
+  // kEarlyQ). Coordinates of the tensor maps:
   // column, row, head, batch.
   JITK_DEVICE void produce(const SparseAttnParams& p, const SparseAttnTensorMaps& maps, T* sq,
                            T* skv, const QueryTile& qt, int hk, const KvSchedule& sched) {
     const int q0 = qt.q0, h = qt.h, b = qt.b;
     constexpr int kPanels = HEAD_DIM / 64;  // boxes of 64 columns (128 bytes) per row
+    auto copy_q = [&] {
+      if (queries_done > 0) mbar_wait(q_free(), (queries_done - 1) & 1u);
+      mbar_arrive_expect_tx(q_full(), BLOCK_M * HEAD_DIM * 2);
+#pragma unroll
+      for (int c = 0; c < kPanels; ++c) {
+        tma_load_4d(smem_ptr(sq + c * BLOCK_M * 64), &maps.q, c * 64, q0, h, b, q_full());
+      }
+    };
+    if (!kEarlyQ) copy_q();
     KvCursor fill;
     fill.seek(sched, 0);
     for (int t = 0; t < sched.n_tiles; ++t) {
@@ -149,16 +164,9 @@ struct WgmmaPipeline {
                     v_full(s));
       }
       fill.advance(sched);
-      if (t == 0) {
-        // Q after the first K / V: their stage was freed early in the last
-        // query tile, Q only once its last S = Q K^T has read it.
-        if (queries_done > 0) mbar_wait(q_free(), (queries_done - 1) & 1u);
-        mbar_arrive_expect_tx(q_full(), BLOCK_M * HEAD_DIM * 2);
-#pragma unroll
-        for (int c = 0; c < kPanels; ++c) {
-          tma_load_4d(smem_ptr(sq + c * BLOCK_M * 64), &maps.q, c * 64, q0, h, b, q_full());
-        }
-      }
+      // Q after the first K / V: their stage was freed early in the last
+      // query tile, Q only once its last S = Q K^T has read it.
+      if (kEarlyQ && t == 0) copy_q();
     }
     tiles_done += sched.n_tiles;
     ++queries_done;
@@ -251,7 +259,7 @@ struct WgmmaPipeline {
     pass_turn(group);
     wgmma_wait<0>();
     keep_registers(sc);
-    if (n_tiles == 1) release_q(lane);
+    if (kEarlyQ && n_tiles == 1) release_q(lane);
     softmax(sc, alpha, q0, group, warp, lane, 0, p);
     pack_probs<T>(sc, pk);
     for (int t = 1; t < n_tiles; ++t) {
@@ -262,7 +270,7 @@ struct WgmmaPipeline {
       pass_turn(group);
       wgmma_wait<1>();
       keep_registers(sc);
-      if (t == n_tiles - 1) release_q(lane);            // the last S = Q K^T has read Q
+      if (kEarlyQ && t == n_tiles - 1) release_q(lane);  // the last S = Q K^T has read Q
       softmax(sc, alpha, q0, group, warp, lane, t, p);  // while P V runs
       wgmma_wait<0>();
       keep_registers(o);
@@ -270,6 +278,7 @@ struct WgmmaPipeline {
       release((tiles_done + t - 1) % STAGES, lane);
       pack_probs<T>(sc, pk);
     }
+    if (!kEarlyQ) release_q(lane);  // every S = Q K^T has completed
     rescale_rows(o, alpha);
     accumulate(pk, kv_base, n_tiles - 1);
     wgmma_wait<0>();
