@@ -118,12 +118,12 @@ int RegisterEstimate(int engine, int64_t bm, int64_t bn, int64_t waves, int64_t 
 }
 
 // Whether the kernel asks the compiler for two waves per SIMD, so that its
-// MFMAs accumulate in VGPRs (MfmaWavesPerSimd; from CDNA2 on).
+// MFMAs accumulate in VGPRs (MfmaWavesPerSimd: the MFMA engine only; from
+// CDNA2 on).
 bool AsksTwoWavesPerSimd(int engine, int64_t bn, int64_t waves, int64_t stages, int64_t d,
                          const ArchInfo& arch) {
-  return arch.vendor == Vendor::kAmd && arch.family != "cdna1" &&
-         attn::MfmaWavesPerSimd(engine, int(bn), int(d), int(stages), int(waves * arch.wave_size)) >
-             1;
+  return arch.family != "cdna1" && attn::MfmaWavesPerSimd(engine, int(bn), int(d), int(stages),
+                                                          int(waves * arch.wave_size)) > 1;
 }
 
 // Accumulation registers (AGPRs) per thread: the MFMA engine's
