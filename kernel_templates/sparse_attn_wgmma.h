@@ -5,8 +5,8 @@
 // and K read by the tensor cores straight from shared memory; O += P V takes
 // P from registers (S's accumulator, softmaxed and packed to 16 bits, is
 // exactly wgmma's register A operand) and V from shared memory, transposed
-// by the hardware. No ldmatrix: the register file and issue slots go to the
-// softmax. Tiles are stored in wgmma's 128-byte-swizzled layout
+// by the hardware. No ldmatrix in the tile loop: the register file and issue
+// slots go to the softmax. Tiles are stored in wgmma's 128-byte-swizzled layout
 // (Sw128Offset), which the copies write directly.
 //
 // Masking, the online softmax and the epilogue are the mma engine's: the
@@ -57,6 +57,42 @@ JITK_DEVICE void issue_scores(float (&s)[BLOCK_N / 8][4], SmemPtr q_base, SmemPt
   wgmma_commit();
 }
 
+// This warp's 16 rows of a BLOCK_M-row Sw128 Q tile (from row0), as the
+// A operand of S = Q K^T from registers: qa[j] holds columns 8j..8j+7, the
+// layout of the packed P that issue_pv takes. ldmatrix.x4: lanes 8i..8i+7
+// address rows 0-7 / 8-15 of columns 16 dp .. + 7, then of the next 8.
+template <int BLOCK_M, int HEAD_DIM>
+JITK_DEVICE void load_q_rows(u32 (&qa)[HEAD_DIM / 8][2], SmemPtr q_tile, int row0, int lane) {
+  const int r = row0 + (lane & 7) + ((lane >> 3) & 1) * 8;
+#pragma unroll
+  for (int dp = 0; dp < HEAD_DIM / 16; ++dp) {
+    u32 f[4];
+    ldmatrix_x4(f, q_tile + Sw128Offset(BLOCK_M, r, 2 * dp + (lane >> 4)));
+    qa[2 * dp][0] = f[0];
+    qa[2 * dp][1] = f[1];
+    qa[2 * dp + 1][0] = f[2];
+    qa[2 * dp + 1][1] = f[3];
+  }
+}
+
+// issue_scores with Q from registers (load_q_rows): the warp-specialized
+// engine with one computing warpgroup frees Q's buffer once its warps hold
+// their rows, so the next query tile's Q is copied while this one is
+// computed.
+template <int BLOCK_N, int HEAD_DIM, typename T>
+JITK_DEVICE void issue_scores(float (&s)[BLOCK_N / 8][4], const u32 (&qa)[HEAD_DIM / 8][2],
+                              SmemPtr k_base) {
+  const u64 k_desc = smem_desc_sw128(k_base, 16, kWgmmaAtomBytes);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < HEAD_DIM / 16; ++ks) {
+    const u32 qk[4] = {qa[2 * ks][0], qa[2 * ks][1], qa[2 * ks + 1][0], qa[2 * ks + 1][1]};
+    wgmma_rs<BLOCK_N, T, false>(s, qk, k_desc + ((ks / 4) * BLOCK_N * 128 + (ks % 4) * 32) / 16,
+                                ks > 0);
+  }
+  wgmma_commit();
+}
+
 // Issues O += P V: P from registers (pk, the packed S accumulator), V a
 // BLOCK_N-row Sw128 tile read transposed, 16 keys (two swizzle atoms of its
 // rows) per step; committed, not waited.
@@ -68,7 +104,7 @@ JITK_DEVICE void issue_pv(float (&o)[HEAD_DIM / 8][4], const u32 (&pk)[BLOCK_N /
 #pragma unroll
   for (int ps = 0; ps < BLOCK_N / 16; ++ps) {
     const u32 pa[4] = {pk[2 * ps][0], pk[2 * ps][1], pk[2 * ps + 1][0], pk[2 * ps + 1][1]};
-    wgmma_rs<HEAD_DIM, T>(o, pa, v_desc + ps * 2 * kWgmmaAtomBytes / 16, true);
+    wgmma_rs<HEAD_DIM, T, true>(o, pa, v_desc + ps * 2 * kWgmmaAtomBytes / 16, true);
   }
   wgmma_commit();
 }

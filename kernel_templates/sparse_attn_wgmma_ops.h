@@ -4,8 +4,9 @@
 //                  shared-memory operand (the layout Sw128Offset writes)
 //   wgmma_ss<N, T>(d, a, b, acc)  D(64xN) (+)= A(64x16) B(16xN), A and B in
 //                  shared memory (descriptors), fp32 accumulate
-//   wgmma_rs<N, T>(d, a, b, acc)  the same with A in registers (the m16n8k16
-//                  A fragment of this warp's 16 rows)
+//   wgmma_rs<N, T, B_TRANSPOSED>(d, a, b, acc)  the same with A in registers
+//                  (the m16n8k16 A fragment of this warp's 16 rows), B K-major
+//                  (K in S = Q K^T) or read transposed (V in O += P V)
 //   wgmma_fence / wgmma_commit / wgmma_wait<N>   the warpgroup's async groups
 //   async_proxy_fence  makes this thread's generic-proxy shared-memory writes
 //                  (cp.async included) visible to wgmma's reads
@@ -104,8 +105,9 @@ JITK_DEVICE void keep_registers(float (&d)[NT][4]) {
 
 // D (+)= A B with A from shared memory (descriptor a) or from registers
 // (four per thread), B from shared memory; the accumulate flag becomes the
-// scale-d predicate. The SS form's two trailing 0s keep A and B K-major,
-// the RS form's 1 reads B transposed (V, N-major).
+// scale-d predicate. The SS form's two trailing 0s keep A and B K-major;
+// the RS form's last immediate (trans) is 1 where B is read transposed
+// (V, N-major), 0 where it is K-major (K).
 #define JITK_WGMMA_SS_N64(TY)                                                        \
   asm volatile(                                                                      \
       "{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"                                     \
@@ -114,13 +116,13 @@ JITK_DEVICE void keep_registers(float (&d)[NT][4]) {
       : JITK_WGMMA_OUT_N64                                                           \
       : "l"(a), "l"(b), "r"(accumulate))
 
-#define JITK_WGMMA_RS_N64(TY)                                                        \
-  asm volatile(                                                                      \
-      "{ .reg .pred p; setp.ne.b32 p, %37, 0;\n"                                     \
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" JITK_WGMMA_D_N64  \
-      "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1; }\n"                                \
-      : JITK_WGMMA_OUT_N64                                                           \
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate))
+#define JITK_WGMMA_RS_N64(TY)                                                       \
+  asm volatile(                                                                     \
+      "{ .reg .pred p; setp.ne.b32 p, %37, 0;\n"                                    \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" JITK_WGMMA_D_N64 \
+      "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38; }\n"                             \
+      : JITK_WGMMA_OUT_N64                                                          \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate), "n"(trans))
 
 #define JITK_WGMMA_SS_N128(TY)                                                         \
   asm volatile(                                                                        \
@@ -130,25 +132,26 @@ JITK_DEVICE void keep_registers(float (&d)[NT][4]) {
       : JITK_WGMMA_OUT_N128                                                            \
       : "l"(a), "l"(b), "r"(accumulate))
 
-#define JITK_WGMMA_RS_N128(TY)                                                         \
-  asm volatile(                                                                        \
-      "{ .reg .pred p; setp.ne.b32 p, %69, 0;\n"                                       \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" JITK_WGMMA_D_N128  \
-      "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1; }\n"                                  \
-      : JITK_WGMMA_OUT_N128                                                            \
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate))
+#define JITK_WGMMA_RS_N128(TY)                                                        \
+  asm volatile(                                                                       \
+      "{ .reg .pred p; setp.ne.b32 p, %69, 0;\n"                                      \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" JITK_WGMMA_D_N128 \
+      "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70; }\n"                               \
+      : JITK_WGMMA_OUT_N128                                                           \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate), "n"(trans))
 
 template <int N, typename T>
 struct Wgmma;
-#define JITK_WGMMA_SPECIALIZE(N, TYPE, TY)                                                    \
-  template <>                                                                                 \
-  struct Wgmma<N, TYPE> {                                                                     \
-    static JITK_DEVICE void ss(float (&d)[N / 8][4], u64 a, u64 b, int accumulate) {          \
-      JITK_WGMMA_SS_N##N(TY);                                                                 \
-    }                                                                                         \
+#define JITK_WGMMA_SPECIALIZE(N, TYPE, TY)                                                       \
+  template <>                                                                                    \
+  struct Wgmma<N, TYPE> {                                                                        \
+    static JITK_DEVICE void ss(float (&d)[N / 8][4], u64 a, u64 b, int accumulate) {             \
+      JITK_WGMMA_SS_N##N(TY);                                                                    \
+    }                                                                                            \
+    template <int trans>                                                                         \
     static JITK_DEVICE void rs(float (&d)[N / 8][4], const u32 (&a)[4], u64 b, int accumulate) { \
-      JITK_WGMMA_RS_N##N(TY);                                                                 \
-    }                                                                                         \
+      JITK_WGMMA_RS_N##N(TY);                                                                    \
+    }                                                                                            \
   };
 JITK_WGMMA_SPECIALIZE(64, f16, "f16")
 JITK_WGMMA_SPECIALIZE(128, f16, "f16")
@@ -160,9 +163,9 @@ template <int N, typename T>
 JITK_DEVICE void wgmma_ss(float (&d)[N / 8][4], u64 a, u64 b, bool accumulate) {
   Wgmma<N, T>::ss(d, a, b, int(accumulate));
 }
-template <int N, typename T>
+template <int N, typename T, bool B_TRANSPOSED>
 JITK_DEVICE void wgmma_rs(float (&d)[N / 8][4], const u32 (&a)[4], u64 b, bool accumulate) {
-  Wgmma<N, T>::rs(d, a, b, int(accumulate));
+  Wgmma<N, T>::template rs<int(B_TRANSPOSED)>(d, a, b, int(accumulate));
 }
 
 }  // namespace attn

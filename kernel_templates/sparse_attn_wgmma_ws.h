@@ -39,9 +39,11 @@
 // The grid is persistent: each block (one or two per SM) walks query tiles
 // (QueryTileWalk) and the stage ring runs on across them, so the producer
 // copies the next tile's Q (once the consumers have passed the "Q free"
-// barrier) and first K / V while the consumers finish and store this tile;
-// kEarlyQ says in which order, and when the consumers free Q. Launching a
-// block per query tile paid that start-up with the SM idle.
+// barrier) and first K / V while the consumers finish and store this tile.
+// Two consumer warpgroups read Q from shared memory and free it after their
+// last S = Q K^T; one holds its rows in registers (kQInRegisters) and frees
+// Q at the start of the tile. Launching a block per query tile paid that
+// start-up with the SM idle.
 #pragma once
 
 #include "sparse_attn_common.h"
@@ -90,15 +92,20 @@ struct WgmmaPipeline {
   static_assert(STAGES >= 2, "a buffer is freed one tile after its S = Q K^T: STAGES >= 2");
   // O (BLOCK_M rows) goes out through a K buffer when one holds it.
   static constexpr bool kStagedStores = BLOCK_N >= BLOCK_M;
-  // Two computing warpgroups free Q as soon as their last S = Q K^T has
-  // completed, and the copying thread copies the next query tile's Q after
-  // its first K / V; one (two blocks per SM) frees Q after its key-tile loop,
-  // and Q comes first. Each order ran faster where it is used
-  // (bench/results/2026-12-05-h100-q-after-kv/).
-  static constexpr bool kEarlyQ = kGroups == 2;
+  // One computing warpgroup (64-row tiles, two blocks per SM) loads its
+  // rows of Q into registers, the A operand of every S = Q K^T, and frees
+  // Q's buffer at once: the copying thread copies the next query tile's Q
+  // first, during this tile. Two warpgroups read Q from shared memory, free
+  // it as soon as their last S = Q K^T has completed, and the copying thread
+  // copies the next Q after that tile's first K / V. Each way ran faster
+  // where it is used: Q in registers made one warpgroup's tiles 2-4 %
+  // faster and two warpgroups' 1-5 % slower
+  // (bench/results/2026-12-05-h100-q-registers/).
+  static constexpr bool kQInRegisters = kGroups == 1;
 
   // Barrier addresses (WgmmaBarrierBytes): Q full and Q free, then K full,
-  // V full and empty per stage. Then the stages' tile slots.
+  // V full and empty per stage, then "last K read". Then the stages' tile
+  // slots.
   SmemPtr bars;
   TileSlot* slots;
   JITK_DEVICE SmemPtr q_full() const { return bars; }
@@ -106,6 +113,12 @@ struct WgmmaPipeline {
   JITK_DEVICE SmemPtr k_full(int s) const { return bars + 8 * (2 + s); }
   JITK_DEVICE SmemPtr v_full(int s) const { return bars + 8 * (2 + STAGES + s); }
   JITK_DEVICE SmemPtr empty(int s) const { return bars + 8 * (2 + 2 * STAGES + s); }
+  // Every consumer warp's last S = Q K^T of the query tile has read its last
+  // K tile, whose buffer then takes the staged O: Q free where Q is read
+  // from shared memory (the same moment), a barrier of its own where not.
+  JITK_DEVICE SmemPtr last_k_read() const {
+    return kQInRegisters ? bars + 8 * (2 + 3 * STAGES) : q_free();
+  }
 
   // Full barriers: the copying thread's arrival plus the copies' bytes.
   JITK_DEVICE void init_barriers() {
@@ -116,6 +129,7 @@ struct WgmmaPipeline {
       mbar_init(v_full(s), 1);
       mbar_init(empty(s), kGroups * 4);
     }
+    if (kQInRegisters) mbar_init(last_k_read(), kGroups * 4);
     mbar_init_fence();
   }
 
@@ -126,8 +140,7 @@ struct WgmmaPipeline {
 
   // The copying thread, one query tile: every key tile into the stage ring,
   // and Q once its buffer is free (before the first key tile or after it:
-  // kEarlyQ). Coordinates of the tensor maps:
-  // column, row, head, batch.
+  // kQInRegisters). Coordinates of the tensor maps: column, row, head, batch.
   JITK_DEVICE void produce(const SparseAttnParams& p, const SparseAttnTensorMaps& maps, T* sq,
                            T* skv, const QueryTile& qt, int hk, const KvSchedule& sched) {
     const int q0 = qt.q0, h = qt.h, b = qt.b;
@@ -140,7 +153,7 @@ struct WgmmaPipeline {
         tma_load_4d(smem_ptr(sq + c * BLOCK_M * 64), &maps.q, c * 64, q0, h, b, q_full());
       }
     };
-    if (!kEarlyQ) copy_q();
+    if (kQInRegisters) copy_q();
     KvCursor fill;
     fill.seek(sched, 0);
     for (int t = 0; t < sched.n_tiles; ++t) {
@@ -166,7 +179,7 @@ struct WgmmaPipeline {
       fill.advance(sched);
       // Q after the first K / V: their stage was freed early in the last
       // query tile, Q only once its last S = Q K^T has read it.
-      if (kEarlyQ && t == 0) copy_q();
+      if (!kQInRegisters && t == 0) copy_q();
     }
     tiles_done += sched.n_tiles;
     ++queries_done;
@@ -249,28 +262,35 @@ struct WgmmaPipeline {
 
     const SmemPtr q_base = smem_ptr(sq) + group * 64 * 128;
     const SmemPtr kv_base = smem_ptr(skv);
+    u32 qa[kDT][2];  // kQInRegisters
     float sc[kNT][4];
     u32 pk[kNT][2];
     float alpha[2];
 
+    if (kQInRegisters) {
+      mbar_wait(q_full(), queries_done & 1u);
+      load_q_rows<BLOCK_M, HEAD_DIM>(qa, smem_ptr(sq), warp * 16, lane);
+      release_q(lane);
+    }
     take_turn(group);
-    mbar_wait(q_full(), queries_done & 1u);  // in the turn: no spill with the two-sided mask
-    scores(sc, q_base, kv_base, 0);
+    // In the turn: no spill with the two-sided mask.
+    if (!kQInRegisters) mbar_wait(q_full(), queries_done & 1u);
+    scores(sc, qa, q_base, kv_base, 0);
     pass_turn(group);
     wgmma_wait<0>();
     keep_registers(sc);
-    if (kEarlyQ && n_tiles == 1) release_q(lane);
+    if (n_tiles == 1) release_last_k(lane);
     softmax(sc, alpha, q0, group, warp, lane, 0, p);
     pack_probs<T>(sc, pk);
     for (int t = 1; t < n_tiles; ++t) {
       take_turn(group);
-      scores(sc, q_base, kv_base, t);
+      scores(sc, qa, q_base, kv_base, t);
       rescale_rows(o, alpha);  // while S = Q K^T runs
       accumulate(pk, kv_base, t - 1);
       pass_turn(group);
       wgmma_wait<1>();
       keep_registers(sc);
-      if (kEarlyQ && t == n_tiles - 1) release_q(lane);  // the last S = Q K^T has read Q
+      if (t == n_tiles - 1) release_last_k(lane);
       softmax(sc, alpha, q0, group, warp, lane, t, p);  // while P V runs
       wgmma_wait<0>();
       keep_registers(o);
@@ -278,7 +298,6 @@ struct WgmmaPipeline {
       release((tiles_done + t - 1) % STAGES, lane);
       pack_probs<T>(sc, pk);
     }
-    if (!kEarlyQ) release_q(lane);  // every S = Q K^T has completed
     rescale_rows(o, alpha);
     accumulate(pk, kv_base, n_tiles - 1);
     wgmma_wait<0>();
@@ -296,8 +315,8 @@ struct WgmmaPipeline {
     const int warp = int(threadIdx.x) / 32;
     const int lane = int(threadIdx.x) % 32;
     const u32 s = (tiles_done - 1) % STAGES;
-    // Both warpgroups' last S = Q K^T have read K (the arrivals on Q free).
-    mbar_wait(q_free(), (queries_done - 1) & 1u);
+    // Every warp's last S = Q K^T has read K.
+    mbar_wait(last_k_read(), (queries_done - 1) & 1u);
     const int row = q0 + warp * 16 + (lane >> 2);
     float inv[2];
 #pragma unroll
@@ -341,12 +360,19 @@ struct WgmmaPipeline {
     if (kPingPong) named_barrier_arrive(kTurnBarrier + 1 - group, 256);
   }
 
-  // S = Q K^T for tile t of this query tile, K waited for first.
-  JITK_DEVICE void scores(float (&sc)[kNT][4], SmemPtr q_base, SmemPtr kv_base, int t) {
+  // S = Q K^T for tile t of this query tile, K waited for first; Q from
+  // registers (qa) or from shared memory (q_base).
+  JITK_DEVICE void scores(float (&sc)[kNT][4], const u32 (&qa)[kDT][2], SmemPtr q_base,
+                          SmemPtr kv_base, int t) {
     const u32 g = tiles_done + t;
     const int s = int(g % STAGES);
     mbar_wait(k_full(s), (g / STAGES) & 1u);  // TMA writes through the async proxy: no fence
-    issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(sc, q_base, kv_base + s * 2 * kTile * 2);
+    const SmemPtr k = kv_base + s * 2 * kTile * 2;
+    if constexpr (kQInRegisters) {
+      issue_scores<BLOCK_N, HEAD_DIM, T>(sc, qa, k);
+    } else {
+      issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(sc, q_base, k);
+    }
   }
 
   // Mask and softmax of tile t of this query tile (its slot was published
@@ -380,6 +406,12 @@ struct WgmmaPipeline {
   JITK_DEVICE void release_q(int lane) {
     __syncwarp();
     if (lane == 0) mbar_arrive(q_free());
+  }
+  // This warp's last S = Q K^T of the query tile has completed (which frees
+  // Q too where it is read from shared memory).
+  JITK_DEVICE void release_last_k(int lane) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(last_k_read());
   }
 };
 

@@ -242,9 +242,9 @@ inline void wgmma_ss(float (&d)[N / 8][4], u64 a, u64 b, bool accumulate) {
   w.Issue(&d[0][0], N / 2, accumulate, product(), product, {u64(N), a, b, u64(accumulate)});
 }
 
-// D += A B, A from registers (this warp's m16n8k16 A fragment), B (16xN)
-// MN-major in shared memory (read transposed).
-template <int N, typename T>
+// D (+)= A B, A from registers (this warp's m16n8k16 A fragment), B (16xN)
+// in shared memory, K-major or MN-major (read transposed).
+template <int N, typename T, bool B_TRANSPOSED>
 inline void wgmma_rs(float (&d)[N / 8][4], const u32 (&a)[4], u64 b, bool accumulate) {
   struct Fragment {
     u32 a[4];
@@ -255,12 +255,15 @@ inline void wgmma_rs(float (&d)[N / 8][4], const u32 (&a)[4], u64 b, bool accumu
   e.SyncWave();
   ::simt::WarpgroupMma& w = ::simt::WarpgroupMma::Get();
   auto product = [&w, A, b] {
-    return wgmma_fragment<N>([&](int row, int k) { return A.v[row][k]; },
-                             [&](int k, int col) { return smem_elem<T>(w.MnMajor(b, k, col)); });
+    return wgmma_fragment<N>(
+        [&](int row, int k) { return A.v[row][k]; },
+        [&](int k, int col) {
+          return smem_elem<T>(B_TRANSPOSED ? w.MnMajor(b, k, col) : w.KMajor(b, col, k));
+        });
   };
   // A comes from each warp's registers; the rest is the warpgroup's.
   w.Issue(&d[0][0], N / 2, accumulate, product(), product,
-          {u64(N) | u64(1) << 16, b, u64(accumulate)});
+          {u64(N) | u64(1) << 16 | u64(B_TRANSPOSED) << 17, b, u64(accumulate)});
 }
 
 struct f32x16 {
