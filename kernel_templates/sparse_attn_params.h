@@ -113,10 +113,10 @@ constexpr int kTileSlotBytes = 8;
 // The wgmma engine runs warp-specialized when WAVES adds one warpgroup to
 // the BLOCK_M / 16 that compute: that warpgroup only copies, through
 // shared-memory barriers (mbarriers: Q full and free, then per stage K full,
-// V full and empty, then "last K read"), and the others overlap the softmax
-// of one tile with the MMAs of the next (sparse_attn_wgmma_ws.h). Its grid
-// is persistent: one block per SM (or two: WgmmaBlocksPerSm) walks the
-// query tiles.
+// V full and empty, then "last K read", used by one computing warpgroup),
+// and the others overlap the softmax of one tile with the MMAs of the next
+// (sparse_attn_wgmma_ws.h). Its grid is persistent: one block per SM (or
+// two: WgmmaBlocksPerSm) walks the query tiles.
 JITK_ATTN_HOST_DEVICE constexpr bool WgmmaWarpSpecialized(int block_m, int waves) {
   return waves == block_m / 16 + 4;
 }

@@ -2,7 +2,9 @@
 //
 // Each warpgroup (4 warps) owns 64 query rows, so BLOCK_M = 16 * WAVES.
 // S = Q K^T is one m64nBLOCK_Nk16 wgmma per 16 of the head dimension with Q
-// and K read by the tensor cores straight from shared memory; O += P V takes
+// and K read by the tensor cores straight from shared memory (Q from
+// registers in the warp-specialized engine with one computing warpgroup:
+// sparse_attn_wgmma_ws.h); O += P V takes
 // P from registers (S's accumulator, softmaxed and packed to 16 bits, is
 // exactly wgmma's register A operand) and V from shared memory, transposed
 // by the hardware. No ldmatrix in the tile loop: the register file and issue

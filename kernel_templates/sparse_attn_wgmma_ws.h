@@ -31,19 +31,19 @@
 // O leaves through the same engine when a K tile holds it (BLOCK_N >=
 // BLOCK_M): each consumer writes its rows, normalized and packed, into the
 // K buffer of the query tile's last stage (every S = Q K^T has read it
-// once "Q free" completes) and frees the stage; the copying thread, which
+// once "last K read" completes) and frees the stage; the copying thread, which
 // waits for that stage before refilling it anyway, issues the TMA store and
 // refills once the store has read it. The consumers go on to the next tile
 // without waiting for stores from their registers.
 //
 // The grid is persistent: each block (one or two per SM) walks query tiles
 // (QueryTileWalk) and the stage ring runs on across them, so the producer
-// copies the next tile's Q (once the consumers have passed the "Q free"
-// barrier) and first K / V while the consumers finish and store this tile.
-// Two consumer warpgroups read Q from shared memory and free it after their
+// copies the next tile's first K / V while the consumers finish and store
+// this tile, and its Q once they have passed the "Q free" barrier: two
+// consumer warpgroups read Q from shared memory and free it after their
 // last S = Q K^T; one holds its rows in registers (kQInRegisters) and frees
-// Q at the start of the tile. Launching a block per query tile paid that
-// start-up with the SM idle.
+// Q at the start of the tile, so the next Q is copied during it. Launching a block per query tile
+// paid that start-up with the SM idle.
 #pragma once
 
 #include "sparse_attn_common.h"
@@ -232,11 +232,11 @@ struct WgmmaPipeline {
     bulk_wait();
   }
 
-  // Asks L2 for the next query tile's Q while this one is computed. Q is
-  // copied once the consumers let go of this tile's Q, one tail of a P V
-  // and a store before it is needed: from HBM that latency showed at every
-  // query tile of a sparse mask. (Prefetching the first K / V tiles too
-  // cost time at 10 % density.)
+  // Asks L2 for the next query tile's Q while this one is computed. With
+  // two consumer warpgroups Q is copied once they let go of this tile's Q,
+  // one tail of a P V and a store before it is needed: from HBM that
+  // latency showed at every query tile of a sparse mask. (Prefetching the
+  // first K / V tiles too cost time at 10 % density.)
   JITK_DEVICE void prefetch_q(const SparseAttnTensorMaps& maps, int q0, int h, int b) {
 #pragma unroll
     for (int c = 0; c < HEAD_DIM / 64; ++c) tma_prefetch_4d(&maps.q, c * 64, q0, h, b);
@@ -262,12 +262,12 @@ struct WgmmaPipeline {
 
     const SmemPtr q_base = smem_ptr(sq) + group * 64 * 128;
     const SmemPtr kv_base = smem_ptr(skv);
-    u32 qa[kDT][2];  // kQInRegisters
+    u32 qa[kDT][2];  // kQInRegisters; q_base otherwise
     float sc[kNT][4];
     u32 pk[kNT][2];
     float alpha[2];
 
-    if (kQInRegisters) {
+    if constexpr (kQInRegisters) {
       mbar_wait(q_full(), queries_done & 1u);
       load_q_rows<BLOCK_M, HEAD_DIM>(qa, smem_ptr(sq), warp * 16, lane);
       release_q(lane);

@@ -128,5 +128,19 @@ TEST(EmulatedWgmmaTest, WsF16EmptyQueryTileAndStageRing) {
   RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 2, 64, f16, 0>, run, *mask);
 }
 
+// The same walk with one consumer warpgroup, which holds Q in registers and
+// frees its buffer at the start of each query tile: 64-token blocks, a
+// query tile with no key tile between ones with two and four, two stages.
+TEST(EmulatedWgmmaTest, WsBf16EmptyQueryTileOneConsumer) {
+  // Query blocks 0..3 see key blocks {2, 0}, {}, {3, 0, 1, 2} and {1}.
+  absl::StatusOr<BlockMask> mask = BlockMask::FromIndices(
+      1, 1, 250, 240, 64, {2, 0, 4, 1}, {2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 2, 1, 0, 0, 0}, {}, {});
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 250, 240, 128), Config(64, 64, 8, 2), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<64, 64, 8, 2, 128, jitk::bf16, 0>"};
+  run.compute_units = 1;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<64, 64, 8, 2, 128, bf16, 0>, run, *mask);
+}
+
 }  // namespace
 }  // namespace jitk::attn_test

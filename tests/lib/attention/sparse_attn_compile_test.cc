@@ -69,6 +69,7 @@ absl::StatusOr<CompileFor> ForCompiling(const std::string& name, std::string* sk
 absl::StatusOr<CompiledKernel> CompileNow(const KernelTemplate& t, const Shape& shape,
                                           const KernelConfig& config, const Target& target,
                                           const ArchInfo& arch) {
+  if (absl::Status valid = t.ValidateConfig(config, shape, arch); !valid.ok()) return valid;
   absl::StatusOr<CompileRequest> request =
       internal::InstanceRequest(t, shape, config, target, arch);
   if (!request.ok()) return request.status();
