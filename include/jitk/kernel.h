@@ -106,7 +106,7 @@ struct CompiledKernel {
   std::string code_object;    // bytes (AMD HSA code object / CUDA cubin)
   ResourceUsage resources;
   std::string compiler;       // "hiprtc 5.2.21153", "nvrtc 13.0"
-  std::string log;
+  std::string log;            // the compiler's output; empty when the code came from the cache
   double compile_ms = 0;
 };
 
