@@ -31,10 +31,10 @@
 // O leaves through the same engine when a K tile holds it (BLOCK_N >=
 // BLOCK_M): each consumer writes its rows, normalized and packed, into the
 // K buffer of the query tile's last stage (every S = Q K^T has read it
-// once "last K read" completes) and frees the stage; the copying thread, which
-// waits for that stage before refilling it anyway, issues the TMA store and
-// refills once the store has read it. The consumers go on to the next tile
-// without waiting for stores from their registers.
+// once "last K read" completes) and frees the stage; the copying thread,
+// which waits for that stage before refilling it anyway, issues the TMA
+// store and refills once the store has read it. The consumers go on to the
+// next tile without waiting for stores from their registers.
 //
 // The grid is persistent: each block (one or two per SM) walks query tiles
 // (QueryTileWalk) and the stage ring runs on across them, so the producer
@@ -42,8 +42,8 @@
 // this tile, and its Q once they have passed the "Q free" barrier: two
 // consumer warpgroups read Q from shared memory and free it after their
 // last S = Q K^T; one holds its rows in registers (kQInRegisters) and frees
-// Q at the start of the tile, so the next Q is copied during it. Launching a block per query tile
-// paid that start-up with the SM idle.
+// Q at the start of the tile, so the next Q is copied during it. Launching
+// a block per query tile paid that start-up with the SM idle.
 #pragma once
 
 #include "sparse_attn_common.h"
@@ -274,7 +274,7 @@ struct WgmmaPipeline {
     }
     take_turn(group);
     // In the turn: no spill with the two-sided mask.
-    if (!kQInRegisters) mbar_wait(q_full(), queries_done & 1u);
+    if constexpr (!kQInRegisters) mbar_wait(q_full(), queries_done & 1u);
     scores(sc, qa, q_base, kv_base, 0);
     pass_turn(group);
     wgmma_wait<0>();

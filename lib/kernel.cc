@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -129,7 +130,8 @@ absl::StatusOr<std::string> CodeObjectKey(const CompileRequest& request,
 
 absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
                                                const Shape& shape, const KernelConfig& config,
-                                               const Target& target, const ArchInfo& arch) {
+                                               const Target& target, const ArchInfo& arch,
+                                               CodeObjectCache code_cache) {
   JITK_RETURN_IF_ERROR(kernel_template.ValidateConfig(config, shape, arch));
   JITK_ASSIGN_OR_RETURN(CompileRequest request,
                         InstanceRequest(kernel_template, shape, config, target, arch));
@@ -139,8 +141,12 @@ absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_temp
 
   // The code object cache is keyed by everything that changes the binary.
   const std::string compiler_id = compiler.ToString();
-  absl::StatusOr<std::string> key = CodeObjectKey(request, compiler_id);
-  if (key.ok()) {
+  // (No key: the code is neither looked up nor stored.)
+  std::optional<std::string> key;
+  if (code_cache == CodeObjectCache::kUse) {
+    if (absl::StatusOr<std::string> k = CodeObjectKey(request, compiler_id); k.ok()) key = *k;
+  }
+  if (key.has_value()) {
     absl::StatusOr<cache::CodeObjectHit> hit =
         cache::DefaultKernelCache().GetCodeObject(target.arch, *key);
     if (hit.ok() && hit->record->symbol.size() > 0) return FromRecord(*hit->record, config);
@@ -164,7 +170,7 @@ absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_temp
   compiled.compiler = compiler_id;
   compiled.log = std::move(code->log);
   compiled.compile_ms = code->compile_ms;
-  if (key.ok()) StoreQuietly(target.arch, ToRecord(compiled, *key));
+  if (key.has_value()) StoreQuietly(target.arch, ToRecord(compiled, *key));
   return compiled;
 }
 

@@ -46,11 +46,17 @@ absl::StatusOr<CodeObject> CompileInstance(const KernelTemplate& kernel_template
 absl::StatusOr<std::string> CodeObjectKey(const CompileRequest& request,
                                           absl::string_view compiler_id);
 
+// Whether CompileTemplate looks the code up in the code-object cache and
+// stores what it compiles. A cached row keeps no compiler log: kBypass
+// compiles now, for a caller that reads the log.
+enum class CodeObjectCache { kUse, kBypass };
+
 // Compiles `config` of `kernel_template` for `target` (no GPU needed).
 // `arch` supplies the facts used by the template's constraints.
 absl::StatusOr<CompiledKernel> CompileTemplate(const KernelTemplate& kernel_template,
                                                const Shape& shape, const KernelConfig& config,
-                                               const Target& target, const ArchInfo& arch);
+                                               const Target& target, const ArchInfo& arch,
+                                               CodeObjectCache code_cache = CodeObjectCache::kUse);
 
 // The configuration get_kernel uses when none is given: tuned (cache: user
 // DB, system DBs, nearest tuned shape) or the template's default.

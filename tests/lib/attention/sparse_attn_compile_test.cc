@@ -64,26 +64,6 @@ absl::StatusOr<CompileFor> ForCompiling(const std::string& name, std::string* sk
   return CompileFor{*target, *arch};
 }
 
-// Compiles `config` now, past the code-object cache: its rows keep no
-// compiler log, so a log check on a cached kernel could not fail.
-absl::StatusOr<CompiledKernel> CompileNow(const KernelTemplate& t, const Shape& shape,
-                                          const KernelConfig& config, const Target& target,
-                                          const ArchInfo& arch) {
-  if (absl::Status valid = t.ValidateConfig(config, shape, arch); !valid.ok()) return valid;
-  absl::StatusOr<CompileRequest> request =
-      internal::InstanceRequest(t, shape, config, target, arch);
-  if (!request.ok()) return request.status();
-  absl::StatusOr<Backend*> backend = BackendFor(target.vendor);
-  if (!backend.ok()) return backend.status();
-  absl::StatusOr<CodeObject> code =
-      internal::CompileInstance(t, **backend, *request, config, shape, arch);
-  if (!code.ok()) return code.status();
-  CompiledKernel compiled;
-  compiled.resources = code->symbols[0].resources;
-  compiled.log = code->log;
-  return compiled;
-}
-
 // An attention shape of one batch, 8 heads, 4096 queries and keys.
 Shape AttnShape(DType dtype, int d, int layout, int block = 128) {
   return Shape(dtype)
@@ -117,7 +97,7 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
         const std::string what = absl::StrCat(
             arch_name, " ", std::string(AttentionLayoutName(AttentionLayout(layout))), " ",
             std::string(DTypeName(dtype)), " d=", d, " {", KernelConfigToString(config), "}");
-        absl::StatusOr<CompiledKernel> compiled = CompileNow(t, shape, config, target, arch);
+        absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, target, arch, CodeObjectCache::kBypass);
         ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
         const ResourceUsage& r = compiled->resources;
         const int engine = SparseAttnEngine(shape, arch);
@@ -264,7 +244,7 @@ TEST(SparseAttnWgmmaCompileTest, NoWarpSpecializedConfigIsSerialized) {
             const std::string what = absl::StrCat("layout ", layout, " d=", d, " {",
                                                   KernelConfigToString(config), "}");
             if (!t.ValidateConfig(config, shape, arch).ok()) continue;
-            absl::StatusOr<CompiledKernel> compiled = CompileNow(t, shape, config, target, arch);
+            absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, target, arch, CodeObjectCache::kBypass);
             ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
             EXPECT_THAT(compiled->log, ::testing::Not(SerializesWgmma())) << what;
             EXPECT_THAT(compiled->log, ::testing::Not(::testing::HasSubstr("setmaxnreg"))) << what;

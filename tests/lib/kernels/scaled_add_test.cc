@@ -102,6 +102,25 @@ TEST_P(ScaledAddCompileTest, CompilesEveryDTypeWithoutAGpu) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, ScaledAddCompileTest, ::testing::Values("gfx90a", "sm_90"));
 
+// A cached row keeps no compiler log: bypassing the cache compiles again,
+// with ptxas's report, even where the code is stored.
+TEST(ScaledAddTest, BypassingTheCodeObjectCacheKeepsTheLog) {
+  if (!BackendBuiltIn(Vendor::kNvidia)) GTEST_SKIP() << "CUDA backend not built in";
+  absl::StatusOr<const internal::KernelTemplate*> t = internal::FindKernelTemplate("scaled_add");
+  ASSERT_THAT(t, IsOk());
+  absl::StatusOr<Target> target = ParseTarget("sm_90");
+  absl::StatusOr<ArchInfo> arch = LookupArch("sm_90");
+  ASSERT_THAT(target, IsOk());
+  ASSERT_THAT(arch, IsOk());
+  const Shape shape = F32(1 << 16);
+  const KernelConfig config = (*t)->DefaultConfig(shape, *arch);
+  ASSERT_THAT(internal::CompileTemplate(**t, shape, config, *target, *arch), IsOk());
+  absl::StatusOr<CompiledKernel> again = internal::CompileTemplate(
+      **t, shape, config, *target, *arch, internal::CodeObjectCache::kBypass);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_NE(again->log.find("registers"), std::string::npos) << again->log;
+}
+
 TEST(ScaledAddTest, AmdWaveSizeComesFromTheTarget) {
   if (!BackendBuiltIn(Vendor::kAmd)) GTEST_SKIP() << "HIP backend not built in";
   absl::StatusOr<CompiledKernel> k = compile_kernel("scaled_add", F32(64), {.arch = "gfx90a"});
