@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Nsight Compute on sparse_attn: warp states and per-instruction stall samples
 # of one launch per case (the default config), exported as text beside the
-# profiles: details_<case>.txt (every section) and sass_<case>.csv (SASS with
-# its samples and stall reasons). A short summary is printed last.
+# profiles: details_<case>.txt (every section), sass_<case>.csv (SASS with
+# its samples and stall reasons) and stall_top_<case>.txt (the instructions
+# with the most samples, stall_top.py). A short summary is printed last.
 #
 #   bench/device/profile_attention.sh TARGET KERNEL_REGEX CASE...
 #     TARGET        sm_90a (warp-specialized wgmma), sm_90 (mma.sync), or - (the device's own)
@@ -43,6 +44,7 @@ for c in "$@"; do
   echo "$TARGET $c rc=$?" >>"$S"
   "$NCU" --import "$OUT/p_$n.ncu-rep" --print-details all >"$OUT/details_$n.txt" 2>&1
   "$NCU" --import "$OUT/p_$n.ncu-rep" --page source --csv --print-source sass >"$OUT/sass_$n.csv" 2>&1
+  python3 "$(dirname "$0")/stall_top.py" "$OUT/sass_$n.csv" 45 >"$OUT/stall_top_$n.txt" 2>&1
   grep -E "Duration|Tensor|Issue Active|DRAM Throughput|L2 Hit Rate|Warp Cycles Per Issued" \
     "$OUT/details_$n.txt" | head -12 >>"$S"
 done

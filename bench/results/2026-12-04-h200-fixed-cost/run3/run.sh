@@ -29,7 +29,7 @@ prof() {  # case
   $NCU --import $L/p_$n.ncu-rep --print-details all > $L/details_$n.txt 2>&1
   $NCU --import $L/p_$n.ncu-rep --page source --csv --print-source sass > $L/sass_$n.csv 2>&1
   grep -E "Duration|Pipe Tensor Cycles Active  |Issue Active" $L/details_$n.txt | head -3 >> $S
-  { echo "== $1"; python3 $R/stall_top.py $L/sass_$n.csv 45; } >> $OUT/stall_top.txt 2>&1
+  { echo "== $1"; python3 bench/device/stall_top.py $L/sass_$n.csv 45; } >> $OUT/stall_top.txt 2>&1
 }
 prof "random blocks 10% f16 L=4096"
 prof "causal f16 L=4096"
