@@ -2,8 +2,15 @@
 # One visit to a GPU machine: every test binary (GPU tests run for real),
 # jitk-info, the examples; logs under $OUT, a short table printed last.
 #   bench/device/check_all.sh [BUILD_DIR]     (the build folder built elsewhere and carried)
+#   env: GPU_ONLY=1 runs only the tests that need the GPU or NVRTC (GPU, compile
+#        and pruning tests); OUT (default /tmp/jitk-out) takes the log.
+# The table ends with the worst attention cosine and the tests passed,
+# skipped and failed, for a visit's summary.
 set -uo pipefail
 BUILD="${1:-build}"
+if [[ ${GPU_ONLY:-0} == 1 ]]; then
+  export GTEST_FILTER='*GpuTest*:CompilePruningTest.*:HipBackendTest.*:*CompileTest*:CompileInstanceTest.*'
+fi
 OUT="${OUT:-/tmp/jitk-out}"
 mkdir -p "$OUT"
 LOG="$OUT/check_all.log"
@@ -48,3 +55,7 @@ grep -E "^\[  FAILED  \]" "$LOG" | sort -u | head -40
 echo
 printf '%-34s %s\n' "jitk-info --compile" "rc=$info_rc"
 printf '%s\n' "${rows[@]}"
+echo
+grep -o "cos [0-9.]*" "$LOG" | sort -t' ' -k2 | head -1 | sed 's/^/worst attention /'
+grep -E "^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]+ test" "$LOG" |
+  awk '{n[$2]+=$4} END {for (k in n) print "tests " k, n[k]}'

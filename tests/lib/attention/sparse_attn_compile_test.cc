@@ -97,7 +97,8 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
         const std::string what = absl::StrCat(
             arch_name, " ", std::string(AttentionLayoutName(AttentionLayout(layout))), " ",
             std::string(DTypeName(dtype)), " d=", d, " {", KernelConfigToString(config), "}");
-        absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, target, arch, CodeObjectCache::kBypass);
+        absl::StatusOr<CompiledKernel> compiled =
+            CompileTemplate(t, shape, config, target, arch, CodeObjectCache::kBypass);
         ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
         const ResourceUsage& r = compiled->resources;
         const int engine = SparseAttnEngine(shape, arch);
@@ -116,7 +117,7 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
         const bool mma128 = engine == attn::kEngineMma && d == 128;
         const bool tma = SparseAttnMmaTensorCopies(shape, arch);
         const bool sliding = layout == int(AttentionLayout::kSlidingWindow);
-        const int allowed = specialized              ? kSpecializedSpillBytes
+        const int allowed = specialized                ? kSpecializedSpillBytes
                             : mma128 && tma && sliding ? kMmaTmaSlidingSpillBytes
                             : mma128 && tma            ? kMmaTmaSpillBytes
                             : mma128                   ? kMmaSpillBytes
@@ -241,10 +242,11 @@ TEST(SparseAttnWgmmaCompileTest, NoWarpSpecializedConfigIsSerialized) {
           for (int64_t stages : {2, 3}) {
             const KernelConfig config = {
                 {"BLOCK_M", bm}, {"BLOCK_N", bn}, {"WAVES", bm / 16 + 4}, {"STAGES", stages}};
-            const std::string what = absl::StrCat("layout ", layout, " d=", d, " {",
-                                                  KernelConfigToString(config), "}");
+            const std::string what =
+                absl::StrCat("layout ", layout, " d=", d, " {", KernelConfigToString(config), "}");
             if (!t.ValidateConfig(config, shape, arch).ok()) continue;
-            absl::StatusOr<CompiledKernel> compiled = CompileTemplate(t, shape, config, target, arch, CodeObjectCache::kBypass);
+            absl::StatusOr<CompiledKernel> compiled =
+                CompileTemplate(t, shape, config, target, arch, CodeObjectCache::kBypass);
             ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
             EXPECT_THAT(compiled->log, ::testing::Not(SerializesWgmma())) << what;
             EXPECT_THAT(compiled->log, ::testing::Not(::testing::HasSubstr("setmaxnreg"))) << what;
@@ -270,7 +272,8 @@ TEST(SparseAttnWgmmaCompileTest, NoWarpSpecializedConfigIsSerialized) {
   EXPECT_EQ(compiled_configs, 48);  // all 8 per mask and d fit the shared memory and registers
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, SparseAttnCompileTest, ::testing::Values("sm_80", "sm_90", "sm_90a", "gfx90a"),
+INSTANTIATE_TEST_SUITE_P(Archs, SparseAttnCompileTest,
+                         ::testing::Values("sm_80", "sm_90", "sm_90a", "gfx90a"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
