@@ -14,7 +14,9 @@
 
 Timing: CUDA events around CUDA-graph replays of many calls (so Python's
 launch cost is not what is measured), after a warm-up; the median of the
-samples. When one call's data fits in 4x the L2 cache, calls rotate over
+samples. Attention is timed eagerly with one call queued ahead of the start
+event, so that too measures the GPU; what each call costs the host is its own
+table (tiny shapes, where the host is the bound). When one call's data fits in 4x the L2 cache, calls rotate over
 several buffer sets so each reads from HBM. Each graph is checked to have
 written its outputs before it is timed; if capture fails the calls are timed
 eagerly and the row says so.
@@ -77,7 +79,7 @@ def header(args):
                     "--format=csv,noheader"]).splitlines()
     gpu, driver, memory = (smi[0].split(", ") + ["", "", ""])[:3] if smi else ("", "", "")
     h = {
-        "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "gpu": gpu or (torch.cuda.get_device_name(0) if torch and torch.cuda.is_available()
                        else "none"),
         "driver": driver or "unknown",
@@ -114,9 +116,14 @@ def l2_bytes():
 
 
 def time_eager(calls, per_sample, samples):
+    """Median ms per call, GPU time only: one call is queued ahead of the start
+    event, so the host's cost of preparing each call runs while the GPU works
+    on the one before instead of being timed as GPU idle time (with one call
+    per sample, as long attention calls get, it would be timed in full)."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
     for _ in range(samples):
+        calls[-1]()
         start.record()
         for i in range(per_sample):
             calls[i % len(calls)]()
@@ -244,13 +251,27 @@ def scaled_add_section(args, rows, parity_rows):
             torch.cuda.empty_cache()
 
 
-def python_call_overhead(rows):
-    """Host time of one call from Python on a tiny tensor (launch-bound)."""
+def python_call_overhead(rows, attention):
+    """Host time of one call from Python on tiny tensors (launch-bound): what
+    a call costs the CPU, which eager timing of long calls no longer sees."""
     x = torch.randn(1024, device="cuda")
     y = torch.randn(1024, device="cuda")
     out = torch.empty_like(x)
-    for impl, fn in (("jitk.scaled_add", lambda: jitk.scaled_add(x, y, 0.5, out=out)),
-                     ("torch.add", lambda: torch.add(x, y, alpha=0.5, out=out))):
+    cases = [("jitk.scaled_add from Python, n=1024", lambda: jitk.scaled_add(x, y, 0.5, out=out)),
+             ("torch.add from Python, n=1024", lambda: torch.add(x, y, alpha=0.5, out=out))]
+    if attention:
+        from torch.nn.attention.flex_attention import create_block_mask
+        L = 256
+        q, k, v = (torch.randn(1, 1, L, D, device="cuda", dtype=torch.float16) for _ in range(3))
+        o = torch.empty_like(q)
+        bm = create_block_mask(lambda b, h, qi, ki: ki <= qi, None, None, L, L, device="cuda",
+                               BLOCK_SIZE=DEFAULT_BLOCK)
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        what = "from Python, causal B=1 H=1 L={} D={} fp16".format(L, D)
+        cases += [("jitk.sparse_attn " + what,
+                   lambda: jitk.sparse_attn(q, k, v, bm, mask="causal", out=o)),
+                  ("SDPA " + what, lambda: sdpa(q, k, v, is_causal=True))]
+    for impl, fn in cases:
         for _ in range(100):
             fn()
         torch.cuda.synchronize()
@@ -261,7 +282,7 @@ def python_call_overhead(rows):
                 fn()
             torch.cuda.synchronize()
             samples.append((time.perf_counter() - t0) / 2000 * 1e6)
-        rows.append({"what": impl + " from Python, n=1024", "us_per_call": min(samples)})
+        rows.append({"what": impl, "us_per_call": min(samples)})
 
 
 # --- sparse attention -------------------------------------------------------------
@@ -315,6 +336,12 @@ def dense_reference(q, k, v, mod, L):
 
 def attention_section(args, rows, parity_rows):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    # One compile per dtype, length and mask: past torch's recompile limit (8)
+    # it would run the unfused flex_attention, which materializes every score.
+    import torch._dynamo
+    for limit in ("recompile_limit", "cache_size_limit"):  # the name before torch 2.6: the second
+        if hasattr(torch._dynamo.config, limit):
+            setattr(torch._dynamo.config, limit, 64)
     flex = torch.compile(flex_attention, dynamic=False)
     sdpa = torch.nn.functional.scaled_dot_product_attention
     deadline = time.time() + args.attn_budget_s
@@ -482,10 +509,15 @@ def main():
     else:
         try:
             scaled_add_section(args, sa_rows, parity_rows)
-            python_call_overhead(overhead_rows)
         except Exception as error:
             traceback.print_exc()
             notes.append("scaled_add section failed: {!r}".format(error))
+        try:
+            python_call_overhead(overhead_rows, attention=not args.skip_attention and
+                                 "sparse_attn" in jitk.kernel_names())
+        except Exception as error:
+            traceback.print_exc()
+            notes.append("call overhead failed: {!r}".format(error))
         if args.skip_attention:
             notes.append("attention skipped (--skip-attention)")
         elif "sparse_attn" not in jitk.kernel_names():
