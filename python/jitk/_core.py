@@ -121,9 +121,16 @@ def version():
     return _capi.text(_capi.lib().jitk_version())
 
 
+_kernel_names = None  # the loaded library's, which do not change
+
+
 def kernel_names():
     """Built-in kernel templates, e.g. ['scaled_add', 'sparse_attn']."""
-    return [n for n in _capi.text(_capi.lib().jitk_kernel_names()).split(",") if n]
+    global _kernel_names
+    if _kernel_names is None:
+        _kernel_names = tuple(n for n in _capi.text(_capi.lib().jitk_kernel_names()).split(",")
+                              if n)
+    return list(_kernel_names)
 
 
 def discover():

@@ -175,7 +175,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
     Returns out [B, Hq, Lq, D], or (out, lse) with lse [B, Hq, Lq] float32
     (natural log) when return_lse."""
     torch = _torch()
-    if "sparse_attn" not in _core.kernel_names():
+    if "sparse_attn" not in _core.kernel_names():  # memoized: no C call per launch
         raise NotImplementedError("this libjitk_c.so ({}) has no sparse_attn kernel".format(
             _capi.library_path()))
     for what, t in (("q", q), ("k", k), ("v", v)):
@@ -251,12 +251,12 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
             raise ValueError("out's head dimension must be contiguous")
     lse = torch.empty((b, hq, lq), dtype=torch.float32, device=q.device) if return_lse else None
 
-    dims = {"b": b, "hq": hq, "hkv": hkv, "lq": lq, "lk": lk, "d": d, "block": block,
-            "layout": LAYOUTS[layout]}
-    if MASK_MODS[mask] != _DEFAULT_MASK[LAYOUTS[layout]]:
-        dims["mask"] = MASK_MODS[mask]
+    mask_mod = MASK_MODS[mask]
+    if mask_mod == _DEFAULT_MASK[LAYOUTS[layout]]:
+        mask_mod = None
     device = _jitk_device(torch, q.device)
-    kernel = _core.kernel_cache.get("sparse_attn", _core.shape_key(q.dtype, dims), device)
+    kernel = _sparse_attn_kernel(q.dtype, (b, hq, hkv, lq, lk, d, block, LAYOUTS[layout],
+                                           mask_mod), device)
 
     pointers = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "o": out.data_ptr(),
                 "lse": lse.data_ptr() if lse is not None else 0}
@@ -264,11 +264,57 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
         pointers[name] = t.data_ptr()
     strides = {}
     for what, t in (("q", q), ("k", k), ("v", v), ("o", out)):
-        strides[what] = (t.stride(0), t.stride(1), t.stride(2))
-    kernel.launch(sparse_attn_args(pointers, strides, mask_b, mask_h, window, global_tokens,
-                                   scale),
-                  stream=torch.cuda.current_stream(q.device).cuda_stream)
+        strides[what] = t.stride()[:3]
+    values = _sparse_attn_values(pointers, strides, mask_b, mask_h, window, global_tokens, scale)
+    array = _sparse_attn_arg_array(_full_given(pointers), scale is not None)
+    for slot, (kind, value) in zip(array, values):
+        if kind == _capi.ARG_POINTER:
+            slot.pointer = value or None
+        elif kind == _capi.ARG_INT:
+            slot.integer = value
+        else:
+            slot.real = value
+    kernel.launch_array(array, torch.cuda.current_stream(q.device).cuda_stream or None)
     return (out, lse) if return_lse else out
+
+
+# The launch arguments of lib/attention/sparse_attn_template.h, in the order
+# jitk.sparse_attn passes them; the block mask's full_* arrays and the scale
+# are optional.
+_ATTN_POINTERS = ("q", "k", "v", "o", "lse", "kv_num_blocks", "kv_indices")
+_ATTN_FULL_POINTERS = ("full_kv_num_blocks", "full_kv_indices")
+_ATTN_INTS = ("mask_batch", "mask_heads", "window", "global_tokens")
+_ATTN_STRIDED = ("q", "k", "v", "o")
+
+
+def _full_given(pointers):
+    return bool(pointers.get("full_kv_num_blocks") or pointers.get("full_kv_indices"))
+
+
+def _sparse_attn_values(pointers, strides, mask_batch, mask_heads, window, global_tokens,
+                        scale):
+    """(kind, value) per launch argument, in the order of _sparse_attn_names."""
+    pointer, integer = _capi.ARG_POINTER, _capi.ARG_INT
+    values = [(pointer, pointers.get(name, 0)) for name in _ATTN_POINTERS]
+    if _full_given(pointers):
+        values += [(pointer, pointers.get(name, 0)) for name in _ATTN_FULL_POINTERS]
+    ints = {"mask_batch": mask_batch, "mask_heads": mask_heads, "window": window,
+            "global_tokens": global_tokens}
+    values += [(integer, int(ints[name])) for name in _ATTN_INTS]
+    if scale is not None:
+        values.append((_capi.ARG_FLOAT, float(scale)))
+    for what in _ATTN_STRIDED:
+        values += [(integer, int(stride)) for stride in strides[what]]
+    return values
+
+
+def _sparse_attn_names(full, scaled):
+    names = list(_ATTN_POINTERS) + (list(_ATTN_FULL_POINTERS) if full else []) + list(_ATTN_INTS)
+    if scaled:
+        names.append("scale")
+    for what in _ATTN_STRIDED:
+        names += [what + "_stride_b", what + "_stride_h", what + "_stride_l"]
+    return names
 
 
 def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global_tokens=0,
@@ -277,17 +323,45 @@ def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global
     as (name, value) pairs. `pointers` maps q, k, v, o, lse (0: none) and the
     block-mask arrays to addresses (full_kv_* may be absent); `strides` maps
     q, k, v, o to their (batch, head, row) element strides."""
-    args = [(name, _core.Pointer(pointers.get(name, 0)))
-            for name in ("q", "k", "v", "o", "lse", "kv_num_blocks", "kv_indices")]
-    if pointers.get("full_kv_num_blocks") or pointers.get("full_kv_indices"):
-        args += [("full_kv_num_blocks", _core.Pointer(pointers.get("full_kv_num_blocks", 0))),
-                 ("full_kv_indices", _core.Pointer(pointers.get("full_kv_indices", 0)))]
-    args += [("mask_batch", int(mask_batch)), ("mask_heads", int(mask_heads)),
-             ("window", int(window)), ("global_tokens", int(global_tokens))]
-    if scale is not None:
-        args.append(("scale", float(scale)))
-    for what in ("q", "k", "v", "o"):
-        b, h, l = strides[what]
-        args += [(what + "_stride_b", int(b)), (what + "_stride_h", int(h)),
-                 (what + "_stride_l", int(l))]
-    return args
+    values = _sparse_attn_values(pointers, strides, mask_batch, mask_heads, window,
+                                 global_tokens, scale)
+    names = _sparse_attn_names(_full_given(pointers), scale is not None)
+    return [(name, _core.Pointer(value) if kind == _capi.ARG_POINTER else value)
+            for name, (kind, value) in zip(names, values)]
+
+
+def _sparse_attn_arg_array(full, scaled):
+    """This thread's jitk_arg array for one argument layout, names and kinds
+    set once, as for scaled_add: building and encoding 25 arguments per call
+    took longer than the rest of the Python side together."""
+    arrays = getattr(_per_thread, "sparse_attn", None)
+    if arrays is None:
+        arrays = _per_thread.sparse_attn = {}
+    array = arrays.get((full, scaled))
+    if array is None:
+        names = _sparse_attn_names(full, scaled)
+        array = (_capi.Arg * len(names))()
+        for slot, name in zip(array, names):
+            slot.name = name.encode()
+            slot.kind = (_capi.ARG_POINTER if name in _ATTN_POINTERS + _ATTN_FULL_POINTERS
+                         else _capi.ARG_FLOAT if name == "scale" else _capi.ARG_INT)
+        arrays[(full, scaled)] = array
+    return array
+
+
+# (dtype, dims, device) -> Kernel, so that a repeated call does not build its
+# shape key.
+_attn_kernels = {}
+
+
+def _sparse_attn_kernel(dtype, dims, device):
+    kernel = _attn_kernels.get((dtype, dims, device))
+    if kernel is None:
+        b, hq, hkv, lq, lk, d, block, layout, mask_mod = dims
+        key_dims = {"b": b, "hq": hq, "hkv": hkv, "lq": lq, "lk": lk, "d": d, "block": block,
+                    "layout": layout}
+        if mask_mod is not None:
+            key_dims["mask"] = mask_mod
+        kernel = _core.kernel_cache.get("sparse_attn", _core.shape_key(dtype, key_dims), device)
+        _attn_kernels[(dtype, dims, device)] = kernel
+    return kernel

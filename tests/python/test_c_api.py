@@ -159,6 +159,23 @@ class SparseAttnCompileTest(unittest.TestCase):
         plan = k.plan_launch(self.args(scale=0.05))
         self.assertEqual(plan["grid"], (32, 4096 // block_m, 4))
 
+    def test_prepared_argument_arrays_match_the_named_arguments(self):
+        # jitk.sparse_attn patches a prepared jitk_arg array per layout; its
+        # names and kinds must be those of sparse_attn_args, value for value.
+        from jitk import _capi
+        from jitk._torch_ops import _sparse_attn_arg_array
+        for full in (False, True):
+            for scale in (None, 0.05):
+                args = self.args(scale=scale)
+                if not full:
+                    args = [(n, v) for n, v in args if not n.startswith("full_")]
+                array = _sparse_attn_arg_array(full, scale is not None)
+                self.assertEqual([slot.name.decode() for slot in array], [n for n, _ in args])
+                for slot, (name, value) in zip(array, args):
+                    want = (_capi.ARG_POINTER if isinstance(value, jitk.Pointer) else
+                            _capi.ARG_FLOAT if isinstance(value, float) else _capi.ARG_INT)
+                    self.assertEqual(slot.kind, want, name)
+
     def test_sliding_window_needs_a_window(self):
         k = compile_or_skip(self, "sparse_attn", self.shape(2), "sm_90")
         with self.assertRaises(jitk.JitkError) as caught:
