@@ -49,6 +49,7 @@
 #include "sparse_attn_common.h"
 #include "sparse_attn_mma.h"
 #include "sparse_attn_persistent.h"
+#include "sparse_attn_trace.h"
 #include "sparse_attn_wgmma.h"
 #include "sparse_attn_wgmma_ops.h"
 
@@ -137,6 +138,7 @@ struct WgmmaPipeline {
   // barriers' phases. Producer and consumers count the same tiles.
   u32 tiles_done = 0;
   u32 queries_done = 0;
+  TraceRecorder trace;  // empty unless JITK_ATTN_TRACE
 
   // The copying thread, one query tile: every key tile into the stage ring,
   // and Q once its buffer is free (before the first key tile or after it:
@@ -147,12 +149,15 @@ struct WgmmaPipeline {
     constexpr int kPanels = HEAD_DIM / 64;  // boxes of 64 columns (128 bytes) per row
     auto copy_q = [&] {
       if (queries_done > 0) mbar_wait(q_free(), (queries_done - 1) & 1u);
+      trace(kTraceQFree);
       mbar_arrive_expect_tx(q_full(), BLOCK_M * HEAD_DIM * 2);
 #pragma unroll
       for (int c = 0; c < kPanels; ++c) {
         tma_load_4d(smem_ptr(sq + c * BLOCK_M * 64), &maps.q, c * 64, q0, h, b, q_full());
       }
+      trace(kTraceQIssued);
     };
+    trace(kTraceCopyTileStart);
     if (kQInRegisters) copy_q();
     KvCursor fill;
     fill.seek(sched, 0);
@@ -163,6 +168,7 @@ struct WgmmaPipeline {
         mbar_wait(empty(s), (g / STAGES + 1) & 1u);
         store_staged(maps, skv, s);
       }
+      trace(kTraceStageEmpty);
       T* k = skv + s * 2 * kTile;
       slots[s] = TileSlot{fill.start, int(fill.partial)};  // released by the arrival
       mbar_arrive_expect_tx(k_full(s), kTile * 2);
@@ -176,6 +182,7 @@ struct WgmmaPipeline {
         tma_load_4d(smem_ptr(k + kTile + c * BLOCK_N * 64), &maps.v, c * 64, fill.start, hk, b,
                     v_full(s));
       }
+      trace(kTraceKvIssued);
       fill.advance(sched);
       // Q after the first K / V: their stage was freed early in the last
       // query tile, Q only once its last S = Q K^T has read it.
@@ -267,41 +274,53 @@ struct WgmmaPipeline {
     u32 pk[kNT][2];
     float alpha[2];
 
+    trace(kTraceTileStart);
     if constexpr (kQInRegisters) {
       mbar_wait(q_full(), queries_done & 1u);
       load_q_rows<BLOCK_M, HEAD_DIM>(qa, smem_ptr(sq), warp * 16, lane);
       release_q(lane);
     }
     take_turn(group);
+    trace(kTraceTurnTaken);
     // In the turn: no spill with the two-sided mask.
     if constexpr (!kQInRegisters) mbar_wait(q_full(), queries_done & 1u);
     scores(sc, qa, q_base, kv_base, 0);
     pass_turn(group);
+    trace(kTraceMmaIssued);
     wgmma_wait<0>();
     keep_registers(sc);
+    trace(kTraceScoresReady);
     if (n_tiles == 1) release_last_k(lane);
     softmax(sc, alpha, q0, group, warp, lane, 0, p);
+    trace(kTraceSoftmaxDone);
     pack_probs<T>(sc, pk);
     for (int t = 1; t < n_tiles; ++t) {
       take_turn(group);
+      trace(kTraceTurnTaken);
       scores(sc, qa, q_base, kv_base, t);
       rescale_rows(o, alpha);  // while S = Q K^T runs
       accumulate(pk, kv_base, t - 1);
       pass_turn(group);
+      trace(kTraceMmaIssued);
       wgmma_wait<1>();
       keep_registers(sc);
+      trace(kTraceScoresReady);
       if (t == n_tiles - 1) release_last_k(lane);
       softmax(sc, alpha, q0, group, warp, lane, t, p);  // while P V runs
+      trace(kTraceSoftmaxDone);
       wgmma_wait<0>();
       keep_registers(o);
       keep_registers(pk);
+      trace(kTracePvDone);
       release((tiles_done + t - 1) % STAGES, lane);
       pack_probs<T>(sc, pk);
     }
     rescale_rows(o, alpha);
     accumulate(pk, kv_base, n_tiles - 1);
+    trace(kTraceMmaIssued);
     wgmma_wait<0>();
     keep_registers(o);
+    trace(kTraceLastPvDone);
     if (!kStagedStores) release((tiles_done + n_tiles - 1) % STAGES, lane);
     tiles_done += n_tiles;
     ++queries_done;
@@ -315,8 +334,10 @@ struct WgmmaPipeline {
     const int warp = int(threadIdx.x) / 32;
     const int lane = int(threadIdx.x) % 32;
     const u32 s = (tiles_done - 1) % STAGES;
+    trace(kTraceStageStart);
     // Every warp's last S = Q K^T has read K.
     mbar_wait(last_k_read(), (queries_done - 1) & 1u);
+    trace(kTraceLastKRead);
     const int row = q0 + warp * 16 + (lane >> 2);
     float inv[2];
 #pragma unroll
@@ -335,8 +356,11 @@ struct WgmmaPipeline {
                   pack2<T>(o[2 * dp + 1][0] * inv[0], o[2 * dp + 1][1] * inv[0]),
                   pack2<T>(o[2 * dp + 1][2] * inv[1], o[2 * dp + 1][3] * inv[1]));
     }
+    trace(kTraceRowsDone);
     async_proxy_fence();  // the TMA store reads through the async proxy
+    trace(kTraceFenced);
     release(s, lane);
+    trace(kTraceStaged);
   }
 
   // Two consumer warpgroups take turns issuing their MMAs (named barriers

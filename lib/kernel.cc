@@ -200,6 +200,10 @@ absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const
 
 Backend& KernelBackend(const Kernel& kernel) { return *kernel.impl()->backend; }
 
+absl::StatusOr<DeviceGlobal> KernelGlobal(const Kernel& kernel, absl::string_view name) {
+  return kernel.impl()->module->GetGlobal(name);
+}
+
 namespace {
 
 // In-process memo of loaded kernels: the hot path of get_kernel. Lookups

@@ -82,10 +82,19 @@ inline constexpr size_t kTensorMapBytes = 128;
 // A function inside a loaded module; valid while its Module lives.
 using FunctionHandle = void*;
 
+// A variable of a loaded module (a __device__ global) where the device holds
+// it: read and written with the backend's copies.
+struct DeviceGlobal {
+  void* address = nullptr;
+  size_t bytes = 0;
+};
+
 class Module {
  public:
   virtual ~Module() = default;
   virtual absl::StatusOr<FunctionHandle> GetFunction(absl::string_view lowered_name) = 0;
+  // NotFound when the module has no variable of that (unmangled, extern "C") name.
+  virtual absl::StatusOr<DeviceGlobal> GetGlobal(absl::string_view name) = 0;
 };
 
 class Backend {

@@ -72,6 +72,10 @@ absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const
 // The backend and its device ordinal behind a loaded kernel (for timing).
 Backend& KernelBackend(const Kernel& kernel);
 
+// A variable of the kernel's loaded module, for diagnostics (a template
+// compiled with JITK_ATTN_TRACE writes its timeline into one).
+absl::StatusOr<DeviceGlobal> KernelGlobal(const Kernel& kernel, absl::string_view name);
+
 }  // namespace internal
 }  // namespace jitk
 

@@ -24,6 +24,7 @@ namespace jitk::testing {
 using jitk::internal::CodeObject;
 using jitk::internal::CompiledSymbol;
 using jitk::internal::CompileRequest;
+using jitk::internal::DeviceGlobal;
 using jitk::internal::Dim3;
 using jitk::internal::FunctionHandle;
 using jitk::internal::Module;
@@ -190,6 +191,10 @@ class FakeModule final : public Module {
   explicit FakeModule(std::vector<std::unique_ptr<FakeBackend::Function>> functions)
       : functions_(std::move(functions)) {}
   absl::StatusOr<FunctionHandle> GetFunction(absl::string_view lowered_name) override;
+  // Fake kernels are host code: they define no device variables.
+  absl::StatusOr<DeviceGlobal> GetGlobal(absl::string_view name) override {
+    return absl::NotFoundError(absl::StrCat("the fake module has no variable named ", name));
+  }
 
  private:
   std::vector<std::unique_ptr<FakeBackend::Function>> functions_;
@@ -550,6 +555,9 @@ class FaultInjectingBackend::WrappedModule final : public Module {
     owner_->functions_[f] =
         it != owner_->expressions_.end() ? it->second : std::string(lowered_name);
     return f;
+  }
+  absl::StatusOr<DeviceGlobal> GetGlobal(absl::string_view name) override {
+    return base_->GetGlobal(name);
   }
 
  private:

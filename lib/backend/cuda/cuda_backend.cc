@@ -84,6 +84,22 @@ class CudaModule final : public Module {
     return handle;
   }
 
+  absl::StatusOr<DeviceGlobal> GetGlobal(absl::string_view name) override {
+    CUresult result = api_->cuCtxSetCurrent(context_);
+    if (result != CUDA_SUCCESS) return CudaError(*api_, result, "cuCtxSetCurrent");
+    const std::string variable(name);
+    CUdeviceptr address = 0;
+    size_t bytes = 0;
+    result = api_->cuModuleGetGlobal_v2(&address, &bytes, module_, variable.c_str());
+    if (result == CUDA_ERROR_NOT_FOUND) {
+      return absl::NotFoundError(absl::StrCat("the module has no variable named ", name));
+    }
+    if (result != CUDA_SUCCESS) {
+      return CudaError(*api_, result, absl::StrCat("cuModuleGetGlobal(", name, ")"));
+    }
+    return DeviceGlobal{reinterpret_cast<void*>(address), bytes};
+  }
+
  private:
   const std::shared_ptr<const CudaDriverApi> api_;
   const CUmodule module_;

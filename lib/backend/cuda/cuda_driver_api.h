@@ -41,6 +41,7 @@ namespace jitk::internal {
   X(cuModuleLoadData)                 \
   X(cuModuleUnload)                   \
   X(cuModuleGetFunction)              \
+  X(cuModuleGetGlobal_v2)             \
   X(cuFuncGetAttribute)               \
   X(cuFuncSetAttribute)               \
   X(cuLaunchKernel)                   \

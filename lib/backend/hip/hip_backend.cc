@@ -46,6 +46,18 @@ class HipModule final : public Module {
     return static_cast<FunctionHandle>(function);
   }
 
+  absl::StatusOr<DeviceGlobal> GetGlobal(absl::string_view name) override {
+    const std::string variable(name);
+    hipDeviceptr_t address = nullptr;
+    size_t bytes = 0;
+    const hipError_t error = hip_->hipModuleGetGlobal(&address, &bytes, module_, variable.c_str());
+    if (error == hipErrorNotFound) {
+      return absl::NotFoundError(absl::StrCat("the module has no variable named ", name));
+    }
+    JITK_RETURN_IF_ERROR(hip_->Check(error, absl::StrCat("hipModuleGetGlobal(", name, ")")));
+    return DeviceGlobal{reinterpret_cast<void*>(address), bytes};
+  }
+
  private:
   std::shared_ptr<const HipRuntimeApi> hip_;  // a module may outlive its backend
   hipModule_t module_;

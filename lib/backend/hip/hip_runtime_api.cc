@@ -59,6 +59,7 @@ absl::StatusOr<std::unique_ptr<HipRuntimeApi>> LoadHipRuntimeApi(
   JITK_RESOLVE(hipModuleLoadData);
   JITK_RESOLVE(hipModuleUnload);
   JITK_RESOLVE(hipModuleGetFunction);
+  JITK_RESOLVE(hipModuleGetGlobal);
   JITK_RESOLVE(hipModuleLaunchKernel);
   JITK_RESOLVE(hipMalloc);
   JITK_RESOLVE(hipFree);

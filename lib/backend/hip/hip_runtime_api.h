@@ -32,6 +32,7 @@ struct HipRuntimeApi {
   decltype(&::hipModuleLoadData) hipModuleLoadData = nullptr;
   decltype(&::hipModuleUnload) hipModuleUnload = nullptr;
   decltype(&::hipModuleGetFunction) hipModuleGetFunction = nullptr;
+  decltype(&::hipModuleGetGlobal) hipModuleGetGlobal = nullptr;
   decltype(&::hipModuleLaunchKernel) hipModuleLaunchKernel = nullptr;
   decltype(&::hipMalloc) hipMalloc = nullptr;
   decltype(&::hipFree) hipFree = nullptr;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -536,6 +538,39 @@ absl::StatusOr<BlockMask> RandomBlocks(int len, int block, double density, uint6
                                 std::vector<int32_t>(size_t(n) * n, 0), counts, indices);
 }
 
+// One launch of `work` with the kernel's timeline variable cleared, its
+// events appended to `out` as "case<TAB>recorder<TAB>clock<TAB>event" lines
+// (bench/device/attention_timeline.py reads them). Kernels compiled without
+// JITK_ATTN_TRACE have no such variable: a note says so.
+absl::Status WriteTimeline(const Kernel& kernel, const std::string& name,
+                           const std::function<absl::Status()>& work, int ordinal,
+                           std::FILE* out) {
+  internal::Backend& backend = internal::KernelBackend(kernel);
+  absl::StatusOr<internal::DeviceGlobal> events = internal::KernelGlobal(kernel, "jitk_attn_trace");
+  if (absl::IsNotFound(events.status())) {
+    std::printf("%s: no timeline in this kernel; time templates compiled with "
+                "JITK_ATTN_TRACE (bench/device/attention_timeline.sh)\n",
+                name.c_str());
+    return absl::OkStatus();
+  }
+  JITK_RETURN_IF_ERROR(events.status());
+  JITK_RETURN_IF_ERROR(backend.Memset(ordinal, events->address, 0, events->bytes));
+  JITK_RETURN_IF_ERROR(work());
+  JITK_RETURN_IF_ERROR(backend.Synchronize(ordinal, nullptr));
+  std::vector<uint64_t> host(events->bytes / sizeof(uint64_t));
+  JITK_RETURN_IF_ERROR(backend.CopyToHost(ordinal, host.data(), events->address, events->bytes));
+  constexpr int kRecorders = 4;  // jitk_attn_trace[4][JITK_ATTN_TRACE]
+  const size_t per_recorder = host.size() / kRecorders;
+  for (int r = 0; r < kRecorders; ++r) {
+    for (size_t i = 0; i < per_recorder && host[r * per_recorder + i] != 0; ++i) {
+      const uint64_t e = host[r * per_recorder + i];
+      std::fprintf(out, "%s\t%d\t%llu\t%u\n", name.c_str(), r,
+                   static_cast<unsigned long long>(e >> 8), unsigned(e & 0xff));
+    }
+  }
+  return absl::OkStatus();
+}
+
 TEST(SparseAttnGpuTest, DISABLED_Timing) {
   JITK_GPU_OR_SKIP(device);
   KernelPool pool(device, TimingTarget(device));
@@ -661,6 +696,9 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
   }
   const char* results_path = std::getenv("JITK_ATTN_RESULTS");
   std::FILE* results = results_path ? std::fopen(results_path, "w") : nullptr;
+  // The default config's timeline of each case (templates with JITK_ATTN_TRACE).
+  const char* timeline_path = std::getenv("JITK_ATTN_TIMELINE");
+  std::FILE* timeline = timeline_path ? std::fopen(timeline_path, "w") : nullptr;
   std::vector<std::string> table;
   for (const TimingCase& tc : cases) {
     absl::StatusOr<BlockMask> mask =
@@ -721,9 +759,14 @@ TEST(SparseAttnGpuTest, DISABLED_Timing) {
       table.push_back(line);
       std::printf("%s\n", line.c_str());
       if (results) std::fprintf(results, "%s\n", line.c_str());
+      if (timeline && !config) {
+        absl::Status written = WriteTimeline(*kernel, tc.name, work, ordinal, timeline);
+        EXPECT_TRUE(written.ok()) << tc.name << ": " << written;
+      }
     }
   }
   if (results) std::fclose(results);
+  if (timeline) std::fclose(timeline);
   std::printf("\n| case | config | median | rate | spread |\n");
   for (const std::string& line : table) std::printf("| %s |\n", line.c_str());
 }

@@ -255,6 +255,30 @@ TEST_F(CudaGpuTest, LaunchesAxpyAndCopiesBack) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0f * i + 3 * i + 1) << "at " << i;
 }
 
+// A module's __device__ variable, found by name and read back after a kernel
+// wrote it; a name the module lacks is NotFound.
+TEST_F(CudaGpuTest, ReadsAModuleVariableAKernelWrote) {
+  constexpr char kSource[] = R"(
+extern "C" __device__ unsigned jitk_test_counts[4];
+extern "C" __global__ void count_threads() { atomicAdd(&jitk_test_counts[threadIdx.x % 4], 1u); }
+)";
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      cuda_->Load(0, CompileForDevice(kSource, {"count_threads"}));
+  ASSERT_THAT(module, IsOk());
+  absl::StatusOr<DeviceGlobal> counts = (*module)->GetGlobal("jitk_test_counts");
+  ASSERT_THAT(counts, IsOk());
+  ASSERT_EQ(counts->bytes, 4 * sizeof(unsigned));
+  ASSERT_THAT(cuda_->Memset(0, counts->address, 0, counts->bytes), IsOk());
+  FunctionHandle count = *(*module)->GetFunction("count_threads");
+  ASSERT_THAT(cuda_->Launch(0, count, Dim3{3}, Dim3{64}, 0, nullptr, nullptr), IsOk());
+  ASSERT_THAT(cuda_->Synchronize(0, nullptr), IsOk());
+  unsigned host[4] = {};
+  ASSERT_THAT(cuda_->CopyToHost(0, host, counts->address, sizeof(host)), IsOk());
+  for (unsigned c : host) EXPECT_EQ(c, 3u * 64 / 4);
+  EXPECT_THAT((*module)->GetGlobal("jitk_no_such_variable"),
+              StatusIs(absl::StatusCode::kNotFound, "jitk_no_such_variable"));
+}
+
 TEST_F(CudaGpuTest, MemsetAndCopyRoundTrip) {
   std::vector<uint8_t> host(4096, 0);
   void* buffer = Buffer(host.size());
