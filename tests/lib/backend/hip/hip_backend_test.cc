@@ -215,6 +215,8 @@ TEST(HipBackendTest, LoadsLaunchesAndTimesAKernel) {
   ASSERT_THAT(module, IsOk());
   EXPECT_THAT((*module)->GetFunction("jitk_no_such_symbol"),
               StatusIs(absl::StatusCode::kNotFound, "jitk_no_such_symbol"));
+  EXPECT_THAT((*module)->GetGlobal("jitk_no_such_variable"),
+              StatusIs(absl::StatusCode::kNotFound, "jitk_no_such_variable"));
   absl::StatusOr<FunctionHandle> function = (*module)->GetFunction(code->symbols[0].lowered_name);
   ASSERT_THAT(function, IsOk());
 
