@@ -55,6 +55,9 @@ TEST(FakeBackendTest, RunsScaledAddOnHostMemoryAndTimesItWithoutRunning) {
   absl::StatusOr<jitk::internal::FunctionHandle> f =
       (*module)->GetFunction(code->symbols[0].lowered_name);
   ASSERT_THAT(f, IsOk());
+  // Fake kernels run on the host: their modules hold no device variables.
+  EXPECT_THAT((*module)->GetGlobal("jitk_attn_trace"),
+              StatusIs(absl::StatusCode::kNotFound, "jitk_attn_trace"));
 
   const int64_t n = 1000;
   void* buffers[3];
@@ -134,6 +137,10 @@ TEST(FaultInjectingBackendTest, InjectsWhatItIsToldAndForwardsTheRest) {
   absl::StatusOr<CodeObject> fine = faults.Compile(Request("sm_90", {"fine<1>"}));
   ASSERT_THAT(fine, IsOk());
   EXPECT_EQ(fine->symbols[0].resources.registers, 32);
+  absl::StatusOr<std::unique_ptr<jitk::internal::Module>> module = faults.Load(0, *fine);
+  ASSERT_THAT(module, IsOk());
+  EXPECT_THAT((*module)->GetGlobal("jitk_attn_trace"),
+              StatusIs(absl::StatusCode::kNotFound, "no variable named jitk_attn_trace"));
   EXPECT_EQ(faults.injected(), 2);
   EXPECT_EQ(faults.name(), "fake");
   Device device = faults.OpenDevice(fake.OpenDevice());
