@@ -26,6 +26,7 @@ import collections
 import sys
 
 TILE_START, TURN, ISSUED, S_READY, SOFTMAX, PV_DONE, LAST_PV, STAGE_START, STAGED = range(1, 10)
+FIRST_COPY_EVENT = 16  # events from here on are the copying thread's
 
 
 def consumer_tiles(events):
@@ -71,7 +72,7 @@ def covered(intervals):
 
 
 def summarize(case, recorders):
-    consumers = {r: ev for r, ev in recorders.items() if ev and ev[0][1] < 16}
+    consumers = {r: ev for r, ev in recorders.items() if ev and ev[0][1] < FIRST_COPY_EVENT}
     rows = collections.defaultdict(list)
     intervals = []
     first = min(ev[0][0] for ev in recorders.values() if ev)
@@ -97,10 +98,9 @@ def summarize(case, recorders):
                 rows["store"].append(clocks[STAGED][0] - clocks[STAGE_START][0])
     span = max(last - first, 1)
     idle = 1.0 - covered(intervals) / float(span)
-    tiles = len(rows["to_mma"])
     cells = ["{} {:.0f}".format(name, sum(v) / len(v)) for name, v in rows.items() if v]
     print("{}: {} query tiles over {} warpgroups, {} clocks; {}; idle {:.1%}".format(
-        case, tiles, len(consumers), span, ", ".join(cells), idle))
+        case, len(rows["to_mma"]), len(consumers), span, ", ".join(cells), idle))
     # Where each warpgroup's clocks go: from one event to the next, largest first.
     for recorder, events in sorted(recorders.items()):
         steps = collections.defaultdict(list)

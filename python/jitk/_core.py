@@ -271,6 +271,7 @@ class _KernelCache(object):
     def __init__(self):
         self._lock = threading.Lock()
         self._kernels = {}
+        self._by_dims = {}
 
     def get(self, name, key, device, config=None):
         cache_key = (name, key, device, config)
@@ -279,6 +280,16 @@ class _KernelCache(object):
             kernel = get_kernel(name, key, device, config)
             with self._lock:
                 kernel = self._kernels.setdefault(cache_key, kernel)
+        return kernel
+
+    def get_dims(self, name, dtype, dims, device):
+        """get() with the shape as a dtype and a tuple of (dimension, value)
+        pairs: the shape key is built only the first time."""
+        cache_key = (name, dtype, dims, device)
+        kernel = self._by_dims.get(cache_key)
+        if kernel is None:
+            kernel = self._by_dims.setdefault(
+                cache_key, self.get(name, shape_key(dtype, dict(dims)), device))
         return kernel
 
 

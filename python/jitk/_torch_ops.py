@@ -251,12 +251,12 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
             raise ValueError("out's head dimension must be contiguous")
     lse = torch.empty((b, hq, lq), dtype=torch.float32, device=q.device) if return_lse else None
 
-    mask_mod = MASK_MODS[mask]
-    if mask_mod == _DEFAULT_MASK[LAYOUTS[layout]]:
-        mask_mod = None
+    dims = (("b", b), ("block", block), ("d", d), ("hkv", hkv), ("hq", hq),
+            ("layout", LAYOUTS[layout]), ("lk", lk), ("lq", lq))
+    if MASK_MODS[mask] != _DEFAULT_MASK[LAYOUTS[layout]]:
+        dims += (("mask", MASK_MODS[mask]),)
     device = _jitk_device(torch, q.device)
-    kernel = _sparse_attn_kernel(q.dtype, (b, hq, hkv, lq, lk, d, block, LAYOUTS[layout],
-                                           mask_mod), device)
+    kernel = _core.kernel_cache.get_dims("sparse_attn", q.dtype, dims, device)
 
     pointers = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "o": out.data_ptr(),
                 "lse": lse.data_ptr() if lse is not None else 0}
@@ -267,10 +267,10 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
         strides[what] = t.stride()[:3]
     values = _sparse_attn_values(pointers, strides, mask_b, mask_h, window, global_tokens, scale)
     array = _sparse_attn_arg_array(_full_given(pointers), scale is not None)
-    for slot, (kind, value) in zip(array, values):
-        if kind == _capi.ARG_POINTER:
+    for slot, value in zip(array, values):
+        if slot.kind == _capi.ARG_POINTER:
             slot.pointer = value or None
-        elif kind == _capi.ARG_INT:
+        elif slot.kind == _capi.ARG_INT:
             slot.integer = value
         else:
             slot.real = value
@@ -293,18 +293,17 @@ def _full_given(pointers):
 
 def _sparse_attn_values(pointers, strides, mask_batch, mask_heads, window, global_tokens,
                         scale):
-    """(kind, value) per launch argument, in the order of _sparse_attn_names."""
-    pointer, integer = _capi.ARG_POINTER, _capi.ARG_INT
-    values = [(pointer, pointers.get(name, 0)) for name in _ATTN_POINTERS]
+    """The launch arguments' values, in the order of _sparse_attn_names."""
+    values = [pointers.get(name, 0) for name in _ATTN_POINTERS]
     if _full_given(pointers):
-        values += [(pointer, pointers.get(name, 0)) for name in _ATTN_FULL_POINTERS]
+        values += [pointers.get(name, 0) for name in _ATTN_FULL_POINTERS]
     ints = {"mask_batch": mask_batch, "mask_heads": mask_heads, "window": window,
             "global_tokens": global_tokens}
-    values += [(integer, int(ints[name])) for name in _ATTN_INTS]
+    values += [int(ints[name]) for name in _ATTN_INTS]
     if scale is not None:
-        values.append((_capi.ARG_FLOAT, float(scale)))
+        values.append(float(scale))
     for what in _ATTN_STRIDED:
-        values += [(integer, int(stride)) for stride in strides[what]]
+        values += [int(stride) for stride in strides[what]]
     return values
 
 
@@ -317,6 +316,12 @@ def _sparse_attn_names(full, scaled):
     return names
 
 
+def _sparse_attn_kind(name):
+    if name in _ATTN_POINTERS or name in _ATTN_FULL_POINTERS:
+        return _capi.ARG_POINTER
+    return _capi.ARG_FLOAT if name == "scale" else _capi.ARG_INT
+
+
 def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global_tokens=0,
                      scale=None):
     """The sparse_attn launch arguments (lib/attention/sparse_attn_template.h)
@@ -326,8 +331,8 @@ def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global
     values = _sparse_attn_values(pointers, strides, mask_batch, mask_heads, window,
                                  global_tokens, scale)
     names = _sparse_attn_names(_full_given(pointers), scale is not None)
-    return [(name, _core.Pointer(value) if kind == _capi.ARG_POINTER else value)
-            for name, (kind, value) in zip(names, values)]
+    return [(name, _core.Pointer(value) if _sparse_attn_kind(name) == _capi.ARG_POINTER
+             else value) for name, value in zip(names, values)]
 
 
 def _sparse_attn_arg_array(full, scaled):
@@ -342,26 +347,6 @@ def _sparse_attn_arg_array(full, scaled):
         names = _sparse_attn_names(full, scaled)
         array = (_capi.Arg * len(names))()
         for slot, name in zip(array, names):
-            slot.name = name.encode()
-            slot.kind = (_capi.ARG_POINTER if name in _ATTN_POINTERS + _ATTN_FULL_POINTERS
-                         else _capi.ARG_FLOAT if name == "scale" else _capi.ARG_INT)
+            slot.name, slot.kind = name.encode(), _sparse_attn_kind(name)
         arrays[(full, scaled)] = array
     return array
-
-
-# (dtype, dims, device) -> Kernel, so that a repeated call does not build its
-# shape key.
-_attn_kernels = {}
-
-
-def _sparse_attn_kernel(dtype, dims, device):
-    kernel = _attn_kernels.get((dtype, dims, device))
-    if kernel is None:
-        b, hq, hkv, lq, lk, d, block, layout, mask_mod = dims
-        key_dims = {"b": b, "hq": hq, "hkv": hkv, "lq": lq, "lk": lk, "d": d, "block": block,
-                    "layout": layout}
-        if mask_mod is not None:
-            key_dims["mask"] = mask_mod
-        kernel = _core.kernel_cache.get("sparse_attn", _core.shape_key(dtype, key_dims), device)
-        _attn_kernels[(dtype, dims, device)] = kernel
-    return kernel
