@@ -8,10 +8,11 @@
 #
 #   BIN=build/tests/jitk_lib_attention_tests OUT=/tmp/timeline \
 #     bash bench/device/attention_timeline.sh "causal f16 L=4096,random blocks 10% f16 L=4096"
-# env: EVENTS kept per warpgroup (default 4096), TIMEOUT seconds (default 150).
+# env: EVENTS kept per warpgroup (default 4096), TIMEOUT seconds (default 150),
+#      SRC the templates to trace (default: the repository's kernel_templates).
 set -uo pipefail
 if (($# != 1)); then
-  sed -n '2,11p' "$0" >&2
+  sed -n '2,12p' "$0" >&2
   exit 2
 fi
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,7 @@ OUT=${OUT:-/tmp/attention_timeline}
 mkdir -p "$OUT"
 TEMPLATES="$OUT/templates"
 rm -rf "$TEMPLATES" && mkdir -p "$TEMPLATES"
-cp "$HERE/../../kernel_templates/"*.h "$TEMPLATES/"
+cp "${SRC:-$HERE/../../kernel_templates}/"*.h "$TEMPLATES/"
 sed -i "1i #define JITK_ATTN_TRACE ${EVENTS:-4096}" "$TEMPLATES/sparse_attn_trace.h"
 JITK_TEMPLATE_DIR="$TEMPLATES" JITK_CACHE_DIR="$OUT/cache" JITK_ATTN_NO_SWEEP=1 JITK_ATTN_ONLY="$1" \
   JITK_ATTN_TIMELINE="$OUT/timeline.tsv" JITK_ATTN_RESULTS="$OUT/timing.txt" \
