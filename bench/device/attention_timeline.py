@@ -11,7 +11,7 @@ warpgroup:
   tile      from one query tile's start to the next one's
   to_mma    start to the first MMA issued (waits for Q, the turn and K)
   fill      start to the first softmax done (what comes before any P V)
-  drain     the last P V issued to done (alone in the warpgroup)
+  drain     the last P V issued to done (the next tile's block-mask reads under it)
   store     staging O into a K buffer (stage_rows)
   idle      share of block 0's time with no MMA of either computing
             warpgroup in flight (issued and not yet waited for)
