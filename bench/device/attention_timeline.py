@@ -17,7 +17,8 @@ warpgroup:
             warpgroup in flight (issued and not yet waited for)
 
 then per warpgroup the steps from one event to the next that took the most
-clocks ("4>5 x93 mean 1507 (41%)": S ready to softmax done, 93 times).
+clocks ("4>5 x93 mean 1507 med 1570 p90 1641 (41%)": S ready to softmax done,
+93 times, and the share of the warpgroup's time they took).
 
   python3 attention_timeline.py TIMELINE.tsv
 """
@@ -71,6 +72,13 @@ def covered(intervals):
     return total
 
 
+def percentile(values, p):
+    """The p-th percentile by rank (no interpolation): a wait that only some
+    tiles pay shows as a p90 far above the median."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, len(ordered) * p // 100)]
+
+
 def summarize(case, recorders):
     consumers = {r: ev for r, ev in recorders.items() if ev and ev[0][1] < FIRST_COPY_EVENT}
     rows = collections.defaultdict(list)
@@ -109,8 +117,9 @@ def summarize(case, recorders):
         total = max(events[-1][0] - events[0][0], 1)
         top = sorted(steps.items(), key=lambda kv: -sum(kv[1]))[:8]
         print("  warpgroup {}: ".format(recorder) + "; ".join(
-            "{}>{} x{} mean {:.0f} ({:.0%})".format(a, b, len(v), sum(v) / len(v),
-                                                  sum(v) / float(total))
+            "{}>{} x{} mean {:.0f} med {:.0f} p90 {:.0f} ({:.0%})".format(
+                a, b, len(v), sum(v) / len(v), percentile(v, 50), percentile(v, 90),
+                sum(v) / float(total))
             for (a, b), v in top))
 
 
