@@ -339,7 +339,8 @@ def _sparse_attn_prepared(full, scaled):
     set once, as for scaled_add (building and encoding 25 arguments per call
     took longer than the rest of the Python side together), and per argument
     its slot and the field its value goes in (reading each slot's kind back
-    per call cost 3.5 us of the 5 the filling took)."""
+    per call took most of the filling's time,
+    bench/results/2026-12-06-cpu-sparse-attn-fill/)."""
     prepared = getattr(_per_thread, "sparse_attn", None)
     if prepared is None:
         prepared = _per_thread.sparse_attn = {}
