@@ -148,14 +148,18 @@ JITK_DEVICE void transpose_quad(u32 (&v)[4], int lane) {
 
 // The end of a row whose lane quad holds running max m and partial sums l:
 // the quad's first lane writes its LSE (-inf for a row that saw no key), and
-// every lane gets the factor of its O (0 for that row).
+// every lane gets the factor of its O (0 for that row). l >= 1 once a key is
+// seen (the row maximum's own term is at least exp2(0)), where the hardware's
+// logarithm and reciprocal are within a few ulp; the precise ones' polynomials
+// and slow paths sat on every query tile's critical path (1-4 % at 10 %
+// density, bench/results/2026-12-06-h100-fast-finish/).
 JITK_DEVICE float finish_row(float m, float l, float* lse, int row, int len_q, int lane) {
   l += shuffle_xor(l, 1);
   l += shuffle_xor(l, 2);
   if (lse != nullptr && (lane & 3) == 0 && row < len_q) {
-    lse[row] = l > 0.f ? (m + log2f(l)) * kLn2 : neg_inf();
+    lse[row] = l > 0.f ? (m + __log2f(l)) * kLn2 : neg_inf();
   }
-  return l > 0.f ? 1.f / l : 0.f;
+  return l > 0.f ? __fdividef(1.f, l) : 0.f;
 }
 
 // O / l to global memory (rows from row0, this lane's first), and the LSE.

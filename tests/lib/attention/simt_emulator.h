@@ -17,6 +17,7 @@
 
 #include <ucontext.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -243,6 +244,10 @@ inline float __uint_as_float(unsigned v) { return __builtin_bit_cast(float, v); 
 inline unsigned __float_as_uint(float v) { return __builtin_bit_cast(unsigned, v); }
 inline float __int_as_float(int v) { return __builtin_bit_cast(float, v); }
 inline int min(int a, int b) { return a < b ? a : b; }
+// The fast intrinsics, exactly: the emulator checks the algorithm, not the
+// hardware's last bits.
+inline float __log2f(float x) { return log2f(x); }
+inline float __fdividef(float x, float y) { return x / y; }
 inline float __shfl_xor(float v, int mask) {
   ::simt::Emulator& e = ::simt::Emulator::Get();
   const float* all = e.Exchange(v);
