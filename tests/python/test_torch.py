@@ -2,6 +2,7 @@
 torch.add(x, y, alpha=s), the argument checks, and sparse_attn against SDPA
 when the kernel is built in. Skipped without torch, a GPU or the library."""
 
+import types
 import unittest
 
 from _setup import jitk, library_or_skip, torch_cuda
@@ -116,6 +117,37 @@ class SparseAttnTest(TorchTest):
             r = jitk.parity(got, want, name="sparse_attn causal {}".format(dtype),
                             verbose=False)
             self.assertGreater(r["cosine"], 0.9999, r)
+
+    def test_bad_inputs_are_named(self):
+        b, h, l, d = 1, 2, 256, 64
+        q, k, v = (torch.randn(b, h, l, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        mask = self.create_block_mask(lambda b_, h_, qi, ki: ki <= qi, None, None, l, l,
+                                      device="cuda")
+        with self.assertRaisesRegex(ValueError, "q is on cpu"):
+            jitk.sparse_attn(q.cpu(), k, v, mask)
+        with self.assertRaisesRegex(TypeError, "k has dtype torch.bfloat16 but q has"):
+            jitk.sparse_attn(q, k.bfloat16(), v, mask)
+        with self.assertRaisesRegex(ValueError, "mask must be one of"):
+            jitk.sparse_attn(q, k, v, mask, mask="diagonal")
+        on_cpu = types.SimpleNamespace(
+            kv_num_blocks=mask.kv_num_blocks, kv_indices=mask.kv_indices.cpu(),
+            full_kv_num_blocks=mask.full_kv_num_blocks, full_kv_indices=mask.full_kv_indices,
+            BLOCK_SIZE=mask.BLOCK_SIZE)
+        with self.assertRaisesRegex(ValueError, "block_mask.kv_indices must be a contiguous "
+                                                "int32 tensor on cuda:0, got torch.int32 on cpu"):
+            jitk.sparse_attn(q, k, v, on_cpu)
+        want = jitk.sparse_attn(q, k, v, mask)  # and the good call still runs
+        self.assertEqual(want.shape, q.shape)
+
+    def test_launches_on_the_current_stream(self):
+        from jitk._torch_ops import _current_stream
+        default = torch.cuda.current_stream().cuda_stream or None
+        self.assertEqual(_current_stream(torch, torch.cuda.current_device()), default)
+        stream = torch.cuda.Stream()
+        self.assertNotEqual(stream.cuda_stream, default)
+        with torch.cuda.stream(stream):
+            self.assertEqual(_current_stream(torch, torch.cuda.current_device()),
+                             stream.cuda_stream)
 
 
 if __name__ == "__main__":
