@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 from _setup import PYTHON_DIR, jitk
@@ -96,6 +97,32 @@ class ParityTest(unittest.TestCase):
     def test_length_mismatch_is_an_error(self):
         with self.assertRaisesRegex(ValueError, "2 values vs 3"):
             jitk.parity([1, 2], [1, 2, 3], verbose=False)
+
+
+class CurrentStreamTest(unittest.TestCase):
+    """The launch stream without torch's raw getter (older torch) and with it."""
+
+    def torch_like(self, raw_getter):
+        streams = {0: 0, 1: 0xabc}  # device -> current stream (0: the default)
+        calls = []
+
+        def current_stream(index):
+            calls.append(index)
+            return types.SimpleNamespace(cuda_stream=streams[index])
+
+        torch = types.SimpleNamespace(cuda=types.SimpleNamespace(current_stream=current_stream),
+                                      _C=types.SimpleNamespace())
+        if raw_getter:
+            torch._C._cuda_getCurrentRawStream = lambda index: streams[index]
+        return torch, calls
+
+    def test_the_default_stream_is_none_and_others_their_handle(self):
+        from jitk._torch_ops import _current_stream
+        for raw_getter in (False, True):
+            torch, calls = self.torch_like(raw_getter)
+            self.assertIsNone(_current_stream(torch, 0))
+            self.assertEqual(_current_stream(torch, 1), 0xabc)
+            self.assertEqual(calls, [] if raw_getter else [0, 1])
 
 
 if __name__ == "__main__":
