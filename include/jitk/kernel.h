@@ -65,6 +65,8 @@ class LaunchArgs {
   LaunchArgs& Ptr(absl::string_view name, const void* device_pointer);
   LaunchArgs& Int(absl::string_view name, int64_t value);
   LaunchArgs& Float(absl::string_view name, float value);
+  // Room for `count` arguments, so a large set builds without regrowing.
+  void Reserve(size_t count) { args_.reserve(count); }
 
   // nullptr when absent.
   const Arg* Find(absl::string_view name) const;

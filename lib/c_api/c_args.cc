@@ -10,18 +10,13 @@ absl::StatusOr<LaunchArgs> ToLaunchArgs(const jitk_arg* args, size_t num_args) {
         absl::StrCat("args is NULL but num_args is ", num_args));
   }
   LaunchArgs launch_args;
+  launch_args.Reserve(num_args);
   for (size_t i = 0; i < num_args; ++i) {
     const jitk_arg& arg = args[i];
     if (arg.name == nullptr || arg.name[0] == '\0') {
       return absl::InvalidArgumentError(
           absl::StrCat("argument ", i, " has ", arg.name == nullptr ? "a NULL" : "an empty",
                        " name"));
-    }
-    // LaunchArgs lets a later entry replace an earlier one; across the C ABI
-    // a repeated name is almost certainly a bug in the caller's table.
-    if (launch_args.Find(arg.name) != nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("argument '", arg.name, "' is given twice (entries ", i, " and earlier)"));
     }
     switch (arg.kind) {
       case JITK_ARG_POINTER:
@@ -37,6 +32,13 @@ absl::StatusOr<LaunchArgs> ToLaunchArgs(const jitk_arg* args, size_t num_args) {
         return absl::InvalidArgumentError(absl::StrCat(
             "argument '", arg.name, "' has unknown kind ", arg.kind,
             " (JITK_ARG_POINTER=1, JITK_ARG_INT=2, JITK_ARG_FLOAT=3)"));
+    }
+    // LaunchArgs lets a later entry replace an earlier one (the set did not
+    // grow); across the C ABI a repeated name is almost certainly a bug in
+    // the caller's table.
+    if (launch_args.args().size() != i + 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument '", arg.name, "' is given twice (entries ", i, " and earlier)"));
     }
   }
   return launch_args;

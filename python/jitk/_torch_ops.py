@@ -197,40 +197,148 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
     Returns out [B, Hq, Lq, D], or (out, lse) with lse [B, Hq, Lq] float32
     (natural log) when return_lse."""
     torch = _torch()
-    if "sparse_attn" not in _core.kernel_names():  # memoized: no C call per launch
-        raise NotImplementedError("this libjitk_c.so ({}) has no sparse_attn kernel".format(
-            _capi.library_path()))
-    for what, t in (("q", q), ("k", k), ("v", v)):
-        _check_tensor(torch, what, t)
-        if t.dim() != 4:
-            raise ValueError("{} must be 4-D [batch, heads, length, head_dim], got shape {}"
-                             .format(what, tuple(t.shape)))
-        if t.stride(-1) != 1:
-            raise ValueError("{}'s head dimension must be contiguous (stride 1), got strides {};"
-                             " pass {}.contiguous()".format(what, tuple(t.stride()), what))
-    _check_like("k", k, "q", q, same_shape=False)
-    _check_like("v", v, "q", q, same_shape=False)
-    b, hq, lq, d = q.shape
-    if k.shape != v.shape:
-        raise ValueError("k and v must have one shape, got {} and {}".format(
-            tuple(k.shape), tuple(v.shape)))
-    if k.shape[0] != b or k.shape[3] != d:
-        raise ValueError("k has shape {}; batch and head_dim must match q's {}".format(
-            tuple(k.shape), tuple(q.shape)))
-    hkv, lk = k.shape[1], k.shape[2]
-    if hq % hkv != 0:
-        raise ValueError("q has {} heads, k and v {}: the query heads must be a multiple of "
-                         "the key/value heads".format(hq, hkv))
-    if mask not in MASK_MODS:
-        raise ValueError("mask must be one of {}, got {!r}".format(sorted(MASK_MODS), mask))
-    layout = _LAYOUT_OF_MASK[mask] if layout is None else layout
-    if layout not in LAYOUTS:
-        raise ValueError("layout must be one of {}, got {!r}".format(sorted(LAYOUTS), layout))
-    block = _block_size(block_mask)
-    index = q.get_device()
+    plans = _thread_plans()
+    try:
+        key = _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out,
+                        return_lse)
+        plan = plans.get(key)
+    except (AttributeError, TypeError):
+        # Not tensors, or unhashable options: checked in full below, where
+        # the checks name what is wrong.
+        key = plan = None
+    if plan is None:
+        plan = _SparseAttnPlan(torch, q, k, v, block_mask, mask, window, global_tokens, scale,
+                               layout, out)
+        if key is not None and plan.reusable:
+            if len(plans) >= _MAX_PLANS:
+                plans.clear()
+            plans[key] = plan
+    if out is None:
+        out = torch.empty_like(q, memory_format=torch.contiguous_format)
+    lse = (torch.empty(plan.lse_shape, dtype=torch.float32, device=q.device) if return_lse
+           else None)
+    plan.launch(torch, q, k, v, out, lse)
+    return (out, lse) if return_lse else out
 
+
+# The block mask's arrays, in the order of their launch arguments.
+_MASK_ARRAYS = ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices")
+
+# Validated launches kept per thread: a call whose tensors have the shapes,
+# strides, dtypes and devices of an earlier one, with the same block-mask
+# object and arrays and the same options, skips the checks and the argument
+# building and patches only the pointers. A plan keeps its block mask alive.
+_MAX_PLANS = 64
+
+
+def _thread_plans():
+    plans = getattr(_per_thread, "sparse_attn_plans", None)
+    if plans is None:
+        plans = _per_thread.sparse_attn_plans = {}
+    return plans
+
+
+def _tensor_key(t):
+    return t.is_cuda, t.shape, t.stride(), t.dtype, t.get_device()
+
+
+def _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out, return_lse):
+    """Everything a plan's checks and values depend on."""
+    return (_tensor_key(q), _tensor_key(k), _tensor_key(v),
+            None if out is None else _tensor_key(out),
+            id(block_mask), id(getattr(block_mask, "kv_num_blocks", None)),
+            id(getattr(block_mask, "kv_indices", None)),
+            id(getattr(block_mask, "full_kv_num_blocks", None)),
+            id(getattr(block_mask, "full_kv_indices", None)),
+            mask, window, global_tokens, scale, layout, return_lse)
+
+
+class _SparseAttnPlan(object):
+    """One checked sparse_attn launch: the kernel and its argument array with
+    every value but the pointers filled in."""
+
+    def __init__(self, torch, q, k, v, block_mask, mask, window, global_tokens, scale, layout,
+                 out):
+        if "sparse_attn" not in _core.kernel_names():  # memoized: no C call
+            raise NotImplementedError("this libjitk_c.so ({}) has no sparse_attn kernel".format(
+                _capi.library_path()))
+        for what, t in (("q", q), ("k", k), ("v", v)):
+            _check_tensor(torch, what, t)
+            if t.dim() != 4:
+                raise ValueError("{} must be 4-D [batch, heads, length, head_dim], got shape {}"
+                                 .format(what, tuple(t.shape)))
+            if t.stride(-1) != 1:
+                raise ValueError("{}'s head dimension must be contiguous (stride 1), got strides"
+                                 " {}; pass {}.contiguous()".format(what, tuple(t.stride()), what))
+        _check_like("k", k, "q", q, same_shape=False)
+        _check_like("v", v, "q", q, same_shape=False)
+        b, hq, lq, d = q.shape
+        if k.shape != v.shape:
+            raise ValueError("k and v must have one shape, got {} and {}".format(
+                tuple(k.shape), tuple(v.shape)))
+        if k.shape[0] != b or k.shape[3] != d:
+            raise ValueError("k has shape {}; batch and head_dim must match q's {}".format(
+                tuple(k.shape), tuple(q.shape)))
+        hkv, lk = k.shape[1], k.shape[2]
+        if hq % hkv != 0:
+            raise ValueError("q has {} heads, k and v {}: the query heads must be a multiple of "
+                             "the key/value heads".format(hq, hkv))
+        if mask not in MASK_MODS:
+            raise ValueError("mask must be one of {}, got {!r}".format(sorted(MASK_MODS), mask))
+        layout = _LAYOUT_OF_MASK[mask] if layout is None else layout
+        if layout not in LAYOUTS:
+            raise ValueError("layout must be one of {}, got {!r}".format(sorted(LAYOUTS),
+                                                                          layout))
+        block = _block_size(block_mask)
+        index = q.get_device()
+        arrays, mask_b, mask_h, self.reusable = _mask_arrays(torch, block_mask, index, q.device,
+                                                             lq, lk, block)
+        if out is not None:
+            _check_tensor(torch, "out", out)
+            _check_like("out", out, "q", q)
+            if out.stride(-1) != 1:
+                raise ValueError("out's head dimension must be contiguous")
+            o_strides = out.stride()[:3]
+        else:  # a new contiguous tensor per call
+            o_strides = (hq * lq * d, lq * d, d)
+
+        dims = (("b", b), ("block", block), ("d", d), ("hkv", hkv), ("hq", hq),
+                ("layout", LAYOUTS[layout]), ("lk", lk), ("lq", lq))
+        if MASK_MODS[mask] != _DEFAULT_MASK[LAYOUTS[layout]]:
+            dims += (("mask", MASK_MODS[mask]),)
+        self.index = index
+        self.kernel = _core.kernel_cache.get_dims("sparse_attn", q.dtype, dims,
+                                                  _jitk_device(torch, index))
+        self.lse_shape = (b, hq, lq)
+        self.block_mask = block_mask  # keeps the key's ids unique while the plan lives
+        full = "full_kv_num_blocks" in arrays or "full_kv_indices" in arrays
+        self.mask_arrays = tuple(arrays.get(name) for name in _MASK_ARRAYS[:4 if full else 2])
+        strides = {"q": q.stride()[:3], "k": k.stride()[:3], "v": v.stride()[:3], "o": o_strides}
+        pointers = dict((name, 1) for name in arrays)  # placeholders: launch sets them
+        values = _sparse_attn_values(pointers, strides, mask_b, mask_h, window, global_tokens,
+                                     scale)
+        self.array = _sparse_attn_array(full, scale is not None)
+        for slot, value in zip(self.array, values):
+            setattr(slot, _VALUE_FIELDS[slot.kind], value)
+
+    def launch(self, torch, q, k, v, out, lse):
+        slots = self.array
+        slots[0].pointer = q.data_ptr()
+        slots[1].pointer = k.data_ptr()
+        slots[2].pointer = v.data_ptr()
+        slots[3].pointer = out.data_ptr()
+        slots[4].pointer = lse.data_ptr() if lse is not None else 0
+        for i, t in enumerate(self.mask_arrays, 5):
+            slots[i].pointer = t.data_ptr() if t is not None else 0
+        self.kernel.launch_array(slots, _current_stream(torch, self.index))
+
+
+def _mask_arrays(torch, block_mask, index, device, lq, lk, block):
+    """The block mask's arrays, checked: (arrays by name, mask batch, mask
+    heads, whether a plan may keep them). Rows wider than the key blocks come
+    back as trimmed copies, made per call."""
     arrays = {}
-    for name in ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices"):
+    for name in _MASK_ARRAYS:
         t = getattr(block_mask, name, None)
         if t is None:
             if name.startswith("full_"):
@@ -238,7 +346,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
             raise ValueError("block_mask has no {}".format(name))
         if t.dtype != torch.int32 or t.get_device() != index or not t.is_contiguous():
             raise ValueError("block_mask.{} must be a contiguous int32 tensor on {}, got {} on {}"
-                             .format(name, q.device, t.dtype, t.device))
+                             .format(name, device, t.dtype, t.device))
         arrays[name] = t
     counts = arrays["kv_num_blocks"]
     if counts.dim() != 3:
@@ -246,6 +354,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
             tuple(counts.shape)))
     mask_b, mask_h = counts.shape[0], counts.shape[1]
     num_q_blocks, num_kv_blocks = (lq + block - 1) // block, (lk + block - 1) // block
+    reusable = True
     for name in ("kv_indices", "full_kv_indices"):
         t = arrays.get(name)
         if t is None:
@@ -255,6 +364,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
             # the ones a row's count covers; the kernel wants rows of exactly
             # num_kv_blocks.
             t = arrays[name] = t[..., :num_kv_blocks].contiguous()
+            reusable = False
         if t.shape != (mask_b, mask_h, num_q_blocks, num_kv_blocks):
             raise ValueError("block_mask.{} has shape {}; lq={} and lk={} in blocks of {} need "
                              "[{}, {}, {}, {}]".format(name, tuple(t.shape), lq, lk, block, mask_b,
@@ -264,36 +374,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
         if t is not None and t.shape != (mask_b, mask_h, num_q_blocks):
             raise ValueError("block_mask.{} has shape {}; expected [{}, {}, {}]".format(
                 name, tuple(t.shape), mask_b, mask_h, num_q_blocks))
-
-    if out is None:
-        out = torch.empty_like(q, memory_format=torch.contiguous_format)
-    else:
-        _check_tensor(torch, "out", out)
-        _check_like("out", out, "q", q)
-        if out.stride(-1) != 1:
-            raise ValueError("out's head dimension must be contiguous")
-    lse = torch.empty((b, hq, lq), dtype=torch.float32, device=q.device) if return_lse else None
-
-    dims = (("b", b), ("block", block), ("d", d), ("hkv", hkv), ("hq", hq),
-            ("layout", LAYOUTS[layout]), ("lk", lk), ("lq", lq))
-    if MASK_MODS[mask] != _DEFAULT_MASK[LAYOUTS[layout]]:
-        dims += (("mask", MASK_MODS[mask]),)
-    device = _jitk_device(torch, index)
-    kernel = _core.kernel_cache.get_dims("sparse_attn", q.dtype, dims, device)
-
-    pointers = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "o": out.data_ptr(),
-                "lse": lse.data_ptr() if lse is not None else 0}
-    for name, t in arrays.items():
-        pointers[name] = t.data_ptr()
-    strides = {}
-    for what, t in (("q", q), ("k", k), ("v", v), ("o", out)):
-        strides[what] = t.stride()[:3]
-    values = _sparse_attn_values(pointers, strides, mask_b, mask_h, window, global_tokens, scale)
-    array, setters = _sparse_attn_prepared(_full_given(pointers), scale is not None)
-    for (slot, field), value in zip(setters, values):
-        setattr(slot, field, value)
-    kernel.launch_array(array, _current_stream(torch, index))
-    return (out, lse) if return_lse else out
+    return arrays, mask_b, mask_h, reusable
 
 
 # The launch arguments of lib/attention/sparse_attn_template.h, in the order
@@ -357,24 +438,12 @@ _VALUE_FIELDS = {_capi.ARG_POINTER: "pointer", _capi.ARG_INT: "integer",
                  _capi.ARG_FLOAT: "real"}
 
 
-def _sparse_attn_prepared(full, scaled):
-    """This thread's jitk_arg array for one argument layout, names and kinds
-    set once, as for scaled_add (building and encoding 25 arguments per call
-    took longer than the rest of the Python side together), and per argument
-    its slot and the field its value goes in (reading each slot's kind back
-    per call took most of the filling's time,
-    bench/results/2026-12-06-cpu-sparse-attn-fill/)."""
-    prepared = getattr(_per_thread, "sparse_attn", None)
-    if prepared is None:
-        prepared = _per_thread.sparse_attn = {}
-    entry = prepared.get((full, scaled))
-    if entry is None:
-        names = _sparse_attn_names(full, scaled)
-        array = (_capi.Arg * len(names))()
-        setters = []
-        for slot, name in zip(array, names):
-            slot.name, slot.kind = name.encode(), _sparse_attn_kind(name)
-            setters.append((slot, _VALUE_FIELDS[slot.kind]))
-        entry = prepared[(full, scaled)] = (array, tuple(setters))
-    return entry
-
+def _sparse_attn_array(full, scaled):
+    """A jitk_arg array for one argument layout, names and kinds set (building
+    and encoding 25 arguments per call took longer than the rest of the Python
+    side together, bench/results/2026-12-06-cpu-sparse-attn-fill/)."""
+    names = _sparse_attn_names(full, scaled)
+    array = (_capi.Arg * len(names))()
+    for slot, name in zip(array, names):
+        slot.name, slot.kind = name.encode(), _sparse_attn_kind(name)
+    return array

@@ -160,16 +160,16 @@ class SparseAttnCompileTest(unittest.TestCase):
         self.assertEqual(plan["grid"], (32, 4096 // block_m, 4))
 
     def test_prepared_argument_arrays_match_the_named_arguments(self):
-        # jitk.sparse_attn patches a prepared jitk_arg array per layout; its
-        # names and kinds must be those of sparse_attn_args, value for value.
+        # jitk.sparse_attn fills a jitk_arg array per launch plan; its names
+        # and kinds must be those of sparse_attn_args, value for value.
         from jitk import _capi
-        from jitk._torch_ops import _sparse_attn_prepared
+        from jitk._torch_ops import _sparse_attn_array
         for full in (False, True):
             for scale in (None, 0.05):
                 args = self.args(scale=scale)
                 if not full:
                     args = [(n, v) for n, v in args if not n.startswith("full_")]
-                array, _ = _sparse_attn_prepared(full, scale is not None)
+                array = _sparse_attn_array(full, scale is not None)
                 self.assertEqual([slot.name.decode() for slot in array], [n for n, _ in args])
                 for slot, (name, value) in zip(array, args):
                     want = (_capi.ARG_POINTER if isinstance(value, jitk.Pointer) else

@@ -2,10 +2,14 @@
 torch.add(x, y, alpha=s), the argument checks, and sparse_attn against SDPA
 when the kernel is built in. Skipped without torch, a GPU or the library."""
 
+import os
+import subprocess
+import sys
+import textwrap
 import types
 import unittest
 
-from _setup import jitk, library_or_skip, torch_cuda
+from _setup import PYTHON_DIR, jitk, library_or_skip, torch_cuda
 
 torch = torch_cuda()
 
@@ -85,6 +89,43 @@ class ScaledAddTest(TorchTest):
         with self.assertRaisesRegex(TypeError, "scale must be a Python number"):
             jitk.scaled_add(x, x, torch.tensor(1.0))
 
+    def test_first_call_inside_a_cuda_graph_capture_replays(self):
+        # A length bucket no other test uses: the kernel loads during the
+        # capture (outside the graph), the launch is captured.
+        n = (5 << 20) + 1
+        x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+        out = torch.empty_like(x)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            jitk.scaled_add(x, y, 0.5, out=out)
+        for _ in range(2):  # new inputs in the captured buffers
+            x.copy_(torch.randn_like(x))
+            graph.replay()
+            torch.cuda.synchronize()
+            self.assertTrue(torch.allclose(out, torch.add(x, y, alpha=0.5)))
+
+    def test_a_process_whose_first_jitk_call_is_captured(self):
+        # Discovery, the context, the compile and the load all happen inside
+        # the capture; only the launch is stream work.
+        code = textwrap.dedent("""
+            import torch, jitk
+            x, y = torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
+            out = torch.empty_like(x)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                jitk.scaled_add(x, y, 2.0, out=out)
+            graph.replay()
+            torch.cuda.synchronize()
+            assert torch.allclose(out, torch.add(x, y, alpha=2.0)), "wrong result"
+            print("replayed")
+            """)
+        env = dict(os.environ, JITK_LIBRARY=jitk.library_path(),
+                   PYTHONPATH=os.pathsep.join([PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=600)
+        self.assertEqual(run.returncode, 0, run.stderr[-2000:])
+        self.assertIn("replayed", run.stdout)
+
     def test_parity_on_tensors(self):
         a = torch.randn(1000, device="cuda")
         r = jitk.parity(a, a.double(), verbose=False)
@@ -138,6 +179,61 @@ class SparseAttnTest(TorchTest):
             jitk.sparse_attn(q, k, v, on_cpu)
         want = jitk.sparse_attn(q, k, v, mask)  # and the good call still runs
         self.assertEqual(want.shape, q.shape)
+
+    def test_a_reused_plan_launches_each_calls_tensors(self):
+        from jitk._torch_ops import _thread_plans
+        b, h, l, d = 1, 2, 384, 128
+        mask = self.create_block_mask(lambda b_, h_, qi, ki: ki <= qi, None, None, l, l,
+                                      device="cuda")
+        calls = [[torch.randn(b, h, l, d, device="cuda", dtype=torch.float16) for _ in range(3)]
+                 for _ in range(2)]
+        # Heads and length swapped in memory: the last stride is still 1.
+        calls.append([torch.randn(b, l, h, d, device="cuda", dtype=torch.float16).transpose(1, 2)]
+                     + calls[0][1:])
+        plans = _thread_plans()
+        plans.clear()
+        got = []
+        for q, k, v in calls:
+            got.append(jitk.sparse_attn(q, k, v, mask, mask="causal"))
+            got.append(jitk.sparse_attn(q, k, v, mask, mask="causal", return_lse=True)[0])
+        # One plan per layout of the tensors and per option: the second call
+        # of each kind reused the first's plan with its own pointers.
+        self.assertEqual(len(plans), 4)
+        for i, (q, k, v) in enumerate(calls):
+            want = torch.nn.functional.scaled_dot_product_attention(
+                q.double(), k.double(), v.double(), is_causal=True)
+            for result in got[2 * i:2 * i + 2]:
+                r = jitk.parity(result, want, name="call {}".format(i), verbose=False)
+                self.assertGreater(r["cosine"], 0.9999, r)
+
+    def _replays_in_a_cuda_graph(self, l, d, dtype, warm_up):
+        q, k, v = (torch.randn(2, 2, l, d, device="cuda", dtype=dtype) for _ in range(3))
+        mask = self.create_block_mask(lambda b_, h_, qi, ki: ki <= qi, None, None, l, l,
+                                      device="cuda")
+        out = torch.empty_like(q)
+        if warm_up:
+            jitk.sparse_attn(q, k, v, mask, mask="causal", out=out)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            jitk.sparse_attn(q, k, v, mask, mask="causal", out=out)
+        for _ in range(2):
+            for t in (q, k, v):
+                t.copy_(torch.randn_like(t))
+            out.zero_()
+            graph.replay()
+            want = torch.nn.functional.scaled_dot_product_attention(
+                q.double(), k.double(), v.double(), is_causal=True)
+            r = jitk.parity(out, want, name="sparse_attn in a graph l={}".format(l),
+                            verbose=False)
+            self.assertGreater(r["cosine"], 0.9999, r)
+
+    def test_replays_in_a_cuda_graph_after_a_warm_up(self):
+        self._replays_in_a_cuda_graph(512, 128, torch.float16, warm_up=True)
+
+    def test_first_call_inside_a_cuda_graph_capture_replays(self):
+        # A dtype and head dim no other test uses: the kernel compiles and
+        # loads during the capture, outside the graph.
+        self._replays_in_a_cuda_graph(640, 64, torch.bfloat16, warm_up=False)
 
     def test_launches_on_the_current_stream(self):
         from jitk._torch_ops import _current_stream

@@ -23,6 +23,9 @@ absl::StatusCode CodeFor(CUresult result) {
     case CUDA_ERROR_NO_BINARY_FOR_GPU:
     case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
     case CUDA_ERROR_INVALID_CONTEXT:
+    case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+    case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
       return absl::StatusCode::kFailedPrecondition;
     case CUDA_ERROR_NOT_INITIALIZED:
     case CUDA_ERROR_DEINITIALIZED:
@@ -69,10 +72,19 @@ const char* FallbackName(CUresult result) {
     JITK_CUDA_ERROR_NAME_(CUDA_ERROR_SYSTEM_NOT_READY)
     JITK_CUDA_ERROR_NAME_(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
     JITK_CUDA_ERROR_NAME_(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    JITK_CUDA_ERROR_NAME_(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+    JITK_CUDA_ERROR_NAME_(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+    JITK_CUDA_ERROR_NAME_(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
 #undef JITK_CUDA_ERROR_NAME_
     default:
       return nullptr;
   }
+}
+
+bool IsCaptureError(CUresult result) {
+  return result == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED ||
+         result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||
+         result == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
 }
 
 }  // namespace
@@ -91,10 +103,22 @@ absl::StatusOr<std::unique_ptr<CudaDriverApi>> LoadCudaDriverApi(
 #undef JITK_CUDA_RESOLVE_
   api->library->ResolveOptional("cuTensorMapEncodeTiled", api->cuTensorMapEncodeTiled);
   api->library->ResolveOptional("cuEventElapsedTime_v2", api->cuEventElapsedTime_v2);
+  api->library->ResolveOptional("cuThreadExchangeStreamCaptureMode",
+                                api->cuThreadExchangeStreamCaptureMode);
   if (api->cuEventElapsedTime_v2 == nullptr) {
     JITK_RETURN_IF_ERROR(api->library->Resolve("cuEventElapsedTime", api->cuEventElapsedTime_v2));
   }
   return api;
+}
+
+RelaxedCaptureMode::RelaxedCaptureMode(const CudaDriverApi& api) : api_(api) {
+  if (api_.cuThreadExchangeStreamCaptureMode != nullptr) {
+    exchanged_ = api_.cuThreadExchangeStreamCaptureMode(&saved_) == CUDA_SUCCESS;
+  }
+}
+
+RelaxedCaptureMode::~RelaxedCaptureMode() {
+  if (exchanged_) api_.cuThreadExchangeStreamCaptureMode(&saved_);
 }
 
 absl::Status CudaError(const CudaDriverApi& api, CUresult result, absl::string_view what) {
@@ -110,6 +134,12 @@ absl::Status CudaError(const CudaDriverApi& api, CUresult result, absl::string_v
   std::string text =
       name != nullptr ? std::string(name) : absl::StrCat("CUresult ", static_cast<int>(result));
   if (description != nullptr) absl::StrAppend(&text, " (", description, ")");
+  if (IsCaptureError(result)) {
+    absl::StrAppend(&text,
+                    "; a CUDA graph is being captured, and timing, copies and synchronization "
+                    "cannot run inside a capture: call the kernel (and tune it) once before "
+                    "capturing");
+  }
   return absl::Status(CodeFor(result), absl::StrCat(what, ": ", text));
 }
 

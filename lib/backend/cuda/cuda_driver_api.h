@@ -65,6 +65,8 @@ struct CudaDriverApi {
   decltype(&::cuEventElapsedTime_v2) cuEventElapsedTime_v2 = nullptr;
   // Tensor maps (CUDA 12.0+ drivers); null on older ones.
   decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
+  // Stream capture modes (CUDA 10.1+ drivers); null on older ones.
+  decltype(&::cuThreadExchangeStreamCaptureMode) cuThreadExchangeStreamCaptureMode = nullptr;
 
   std::unique_ptr<DynamicLibrary> library;
 };
@@ -78,9 +80,29 @@ inline constexpr absl::string_view kCudaDriverLibrary = "libcuda.so.1";
 absl::StatusOr<std::unique_ptr<CudaDriverApi>> LoadCudaDriverApi(
     absl::Span<const std::string> file_names);
 
+// While alive, lets this thread make the driver calls that the CUDA docs
+// call unsafe during a stream capture in global mode (module loads, context
+// retains; the 580 driver allows them anyway), as torch's allocator does for
+// its own: they are not stream work, so a kernel's first call inside
+// torch.cuda.graph(...) loads it instead of invalidating the capture. Does
+// nothing where the driver has no capture modes.
+class RelaxedCaptureMode {
+ public:
+  explicit RelaxedCaptureMode(const CudaDriverApi& api);
+  ~RelaxedCaptureMode();
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  const CudaDriverApi& api_;
+  CUstreamCaptureMode saved_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+  bool exchanged_ = false;
+};
+
 // A status for a failed driver call: "<what>: CUDA_ERROR_NAME (description)".
 // CUDA_ERROR_OUT_OF_MEMORY and CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES are
-// kResourceExhausted; other codes map to the closest canonical code.
+// kResourceExhausted; other codes map to the closest canonical code. Stream
+// capture errors say what cannot run inside a capture and what to do.
 absl::Status CudaError(const CudaDriverApi& api, CUresult result, absl::string_view what);
 
 }  // namespace jitk::internal
