@@ -1,5 +1,6 @@
 """Per-call cost of jitk.sparse_attn and SDPA on a launch-bound shape (causal,
-B=1 H=1 L=256 D=128 fp16), called from Python and replayed from a CUDA graph.
+B=1 H=1 L=256 D=128 fp16), and of jitk.scaled_add and torch.add (n=1024 fp32,
+out given), called from Python and replayed from a CUDA graph.
 
 Eager: passes of `--calls` calls, the wall time per call (host-bound: the GPU
 finishes each kernel before the next launch is ready). Graph: `--calls` calls
@@ -43,9 +44,13 @@ def main():
     mask = create_block_mask(lambda b, h, qi, ki: ki <= qi, None, None, l, l, device="cuda",
                              BLOCK_SIZE=128)
     sdpa = torch.nn.functional.scaled_dot_product_attention
+    x, y = torch.randn(1024, device="cuda"), torch.randn(1024, device="cuda")
+    added = torch.empty_like(x)
     kernels = {
         "jitk": lambda: jitk.sparse_attn(q, k, v, mask, mask="causal", out=out),
         "sdpa": lambda: sdpa(q, k, v, is_causal=True),
+        "jitk_add": lambda: jitk.scaled_add(x, y, 0.5, out=added),
+        "torch_add": lambda: torch.add(x, y, alpha=0.5, out=added),
     }
 
     def eager(fn):

@@ -97,10 +97,7 @@ def _bucket(n):
     """n rounded up to a power of two: the shape jitk looks the kernel up with,
     so tensors of every length share a few dozen compiled kernels (the launch
     itself takes the exact n)."""
-    b = 1
-    while b < n:
-        b <<= 1
-    return b
+    return 1 << (n - 1).bit_length() if n > 1 else 1
 
 
 def scaled_add(x, y, scale, out=None):

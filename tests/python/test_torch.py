@@ -5,6 +5,7 @@ when the kernel is built in. Skipped without torch, a GPU or the library."""
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import types
 import unittest
@@ -125,6 +126,31 @@ class ScaledAddTest(TorchTest):
                              text=True, timeout=600)
         self.assertEqual(run.returncode, 0, run.stderr[-2000:])
         self.assertIn("replayed", run.stdout)
+
+    def test_tuning_inside_a_capture_is_refused_by_name(self):
+        # Tuning allocates and synchronizes, which a capture forbids: the
+        # capture breaks, and jitk's error says to tune before capturing.
+        code = textwrap.dedent("""
+            import torch, jitk
+            x, y = torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
+            out = torch.empty_like(x)
+            graph = torch.cuda.CUDAGraph()
+            try:
+                with torch.cuda.graph(graph):
+                    jitk.scaled_add(x, y, 2.0, out=out)
+            except Exception as e:
+                for error in (e, e.__context__):
+                    print(type(error).__name__, error)
+            """)
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, JITK_LIBRARY=jitk.library_path(), JITK_TUNE="force",
+                       JITK_CACHE_DIR=cache,
+                       PYTHONPATH=os.pathsep.join([PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
+            run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, timeout=600)
+        self.assertEqual(run.returncode, 0, run.stderr[-2000:])
+        self.assertIn("JitkError", run.stdout)
+        self.assertIn("call the kernel (and tune it) once before capturing", run.stdout)
 
     def test_parity_on_tensors(self):
         a = torch.randn(1000, device="cuda")
