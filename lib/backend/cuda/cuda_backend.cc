@@ -61,7 +61,7 @@ class CudaModule final : public Module {
     CUresult result = api_->cuCtxSetCurrent(context_);
     if (result != CUDA_SUCCESS) return CudaError(*api_, result, "cuCtxSetCurrent");
     // With lazy loading the module's code loads here.
-    RelaxedCaptureMode relaxed(*api_);
+    RelaxedCaptureMode relaxed(api_->cuThreadExchangeStreamCaptureMode);
     auto function = std::make_unique<CudaFunction>();
     function->api = api_.get();
     function->context = context_;
@@ -131,7 +131,7 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status RaiseSharedLimit(CudaFunction& function, ui
   if (bytes <= function.dynamic_shared_limit.load(std::memory_order_relaxed)) {
     return absl::OkStatus();
   }
-  RelaxedCaptureMode relaxed(*function.api);
+  RelaxedCaptureMode relaxed(function.api->cuThreadExchangeStreamCaptureMode);
   CUresult result = function.api->cuFuncSetAttribute(
       function.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes));
   if (result != CUDA_SUCCESS) {
@@ -213,7 +213,7 @@ class CudaBackend final : public Backend {
         CheckTargetCompatible(Target{*cubin_arch, "", Vendor::kNvidia}, device_target));
 
     CUmodule module = nullptr;
-    RelaxedCaptureMode relaxed(*api_);
+    RelaxedCaptureMode relaxed(api_->cuThreadExchangeStreamCaptureMode);
     CUresult result = api_->cuModuleLoadData(&module, code.binary.data());
     if (result != CUDA_SUCCESS) {
       return CudaError(*api_, result,
@@ -434,7 +434,7 @@ class CudaBackend final : public Backend {
       absl::MutexLock lock(&state.mu);
       context = state.context.load(std::memory_order_relaxed);
       if (context == nullptr) {
-        RelaxedCaptureMode relaxed(*api_);
+        RelaxedCaptureMode relaxed(api_->cuThreadExchangeStreamCaptureMode);
         JITK_RETURN_IF_ERROR(Check(api_->cuDevicePrimaryCtxRetain(&context, state.handle),
                                    "cuDevicePrimaryCtxRetain"));
         state.context.store(context, std::memory_order_release);

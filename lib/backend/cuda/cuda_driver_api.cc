@@ -111,16 +111,6 @@ absl::StatusOr<std::unique_ptr<CudaDriverApi>> LoadCudaDriverApi(
   return api;
 }
 
-RelaxedCaptureMode::RelaxedCaptureMode(const CudaDriverApi& api) : api_(api) {
-  if (api_.cuThreadExchangeStreamCaptureMode != nullptr) {
-    exchanged_ = api_.cuThreadExchangeStreamCaptureMode(&saved_) == CUDA_SUCCESS;
-  }
-}
-
-RelaxedCaptureMode::~RelaxedCaptureMode() {
-  if (exchanged_) api_.cuThreadExchangeStreamCaptureMode(&saved_);
-}
-
 absl::Status CudaError(const CudaDriverApi& api, CUresult result, absl::string_view what) {
   const char* name = nullptr;
   const char* description = nullptr;
@@ -134,12 +124,7 @@ absl::Status CudaError(const CudaDriverApi& api, CUresult result, absl::string_v
   std::string text =
       name != nullptr ? std::string(name) : absl::StrCat("CUresult ", static_cast<int>(result));
   if (description != nullptr) absl::StrAppend(&text, " (", description, ")");
-  if (IsCaptureError(result)) {
-    absl::StrAppend(&text,
-                    "; a CUDA graph is being captured, and timing, copies and synchronization "
-                    "cannot run inside a capture: call the kernel (and tune it) once before "
-                    "capturing");
-  }
+  if (IsCaptureError(result)) absl::StrAppend(&text, kCaptureErrorHint);
   return absl::Status(CodeFor(result), absl::StrCat(what, ": ", text));
 }
 

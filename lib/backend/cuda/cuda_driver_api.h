@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/backend/internal/dynamic_library.h"
+#include "lib/backend/internal/stream_capture.h"
 
 namespace jitk::internal {
 
@@ -80,24 +81,10 @@ inline constexpr absl::string_view kCudaDriverLibrary = "libcuda.so.1";
 absl::StatusOr<std::unique_ptr<CudaDriverApi>> LoadCudaDriverApi(
     absl::Span<const std::string> file_names);
 
-// While alive, lets this thread make the driver calls that the CUDA docs
-// call unsafe during a stream capture in global mode (module loads, context
-// retains; the 580 driver allows them anyway), as torch's allocator does for
-// its own: they are not stream work, so a kernel's first call inside
-// torch.cuda.graph(...) loads it instead of invalidating the capture. Does
-// nothing where the driver has no capture modes.
-class RelaxedCaptureMode {
- public:
-  explicit RelaxedCaptureMode(const CudaDriverApi& api);
-  ~RelaxedCaptureMode();
-  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
-  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
-
- private:
-  const CudaDriverApi& api_;
-  CUstreamCaptureMode saved_ = CU_STREAM_CAPTURE_MODE_RELAXED;
-  bool exchanged_ = false;
-};
+// Relaxes this thread's capture mode while alive (stream_capture.h); construct
+// with api.cuThreadExchangeStreamCaptureMode.
+using RelaxedCaptureMode = ScopedRelaxedCaptureMode<CUstreamCaptureMode, CUresult, CUDA_SUCCESS,
+                                                    CU_STREAM_CAPTURE_MODE_RELAXED>;
 
 // A status for a failed driver call: "<what>: CUDA_ERROR_NAME (description)".
 // CUDA_ERROR_OUT_OF_MEMORY and CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES are

@@ -41,6 +41,7 @@ class HipModule final : public Module {
   absl::StatusOr<FunctionHandle> GetFunction(absl::string_view lowered_name) override {
     const std::string name(lowered_name);
     hipFunction_t function = nullptr;
+    HipRelaxedCaptureMode relaxed(hip_->hipThreadExchangeStreamCaptureMode);
     JITK_RETURN_IF_ERROR(hip_->Check(hip_->hipModuleGetFunction(&function, module_, name.c_str()),
                                      absl::StrCat("hipModuleGetFunction(", name, ")")));
     return static_cast<FunctionHandle>(function);
@@ -332,6 +333,7 @@ absl::StatusOr<std::unique_ptr<Module>> HipBackend::Load(int device, const CodeO
   }
   std::string binary = code.binary;
   hipModule_t module = nullptr;
+  HipRelaxedCaptureMode relaxed(hip->hipThreadExchangeStreamCaptureMode);
   JITK_RETURN_IF_ERROR(hip->Check(hip->hipModuleLoadData(&module, binary.data()),
                                   absl::StrCat("hipModuleLoadData (", code_target_text, " code on ",
                                                info.name, ", ", info.target, ")")));

@@ -37,6 +37,10 @@ absl::Status HipRuntimeApi::Check(hipError_t error, absl::string_view what) cons
       return absl::NotFoundError(message);
     case hipErrorNoBinaryForGpu:
       return absl::FailedPreconditionError(message);
+    case hipErrorStreamCaptureUnsupported:
+    case hipErrorStreamCaptureInvalidated:
+    case hipErrorStreamCaptureImplicit:
+      return absl::FailedPreconditionError(absl::StrCat(message, kCaptureErrorHint));
     default:
       return absl::InternalError(message);
   }
@@ -72,6 +76,8 @@ absl::StatusOr<std::unique_ptr<HipRuntimeApi>> LoadHipRuntimeApi(
   JITK_RESOLVE(hipEventElapsedTime);
   JITK_RESOLVE(hipEventDestroy);
 #undef JITK_RESOLVE
+  lib.ResolveOptional("hipThreadExchangeStreamCaptureMode",
+                      api->hipThreadExchangeStreamCaptureMode);
   return api;
 }
 

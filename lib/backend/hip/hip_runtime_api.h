@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/backend/internal/dynamic_library.h"
+#include "lib/backend/internal/stream_capture.h"
 
 namespace jitk::internal {
 
@@ -44,6 +45,8 @@ struct HipRuntimeApi {
   decltype(&::hipEventSynchronize) hipEventSynchronize = nullptr;
   decltype(&::hipEventElapsedTime) hipEventElapsedTime = nullptr;
   decltype(&::hipEventDestroy) hipEventDestroy = nullptr;
+  // Stream capture modes (HIP 5.0+); null on older runtimes.
+  decltype(&::hipThreadExchangeStreamCaptureMode) hipThreadExchangeStreamCaptureMode = nullptr;
 
   // "hipErrorNoDevice (no ROCm-capable device is detected)".
   std::string ErrorName(hipError_t error) const;
@@ -51,9 +54,15 @@ struct HipRuntimeApi {
   // OK for hipSuccess; otherwise "<what>: <error>" with a code chosen by
   // kind: out of memory → kResourceExhausted, bad handle/value/device →
   // kInvalidArgument, missing symbol → kNotFound, image for another GPU →
-  // kFailedPrecondition, no device → kNotFound, the rest kInternal.
+  // kFailedPrecondition, no device → kNotFound, capture errors →
+  // kFailedPrecondition saying what to do, the rest kInternal.
   absl::Status Check(hipError_t error, absl::string_view what) const;
 };
+
+// Relaxes this thread's capture mode while alive (stream_capture.h); construct
+// with api.hipThreadExchangeStreamCaptureMode.
+using HipRelaxedCaptureMode = ScopedRelaxedCaptureMode<hipStreamCaptureMode, hipError_t, hipSuccess,
+                                                       hipStreamCaptureModeRelaxed>;
 
 // kUnavailable naming the files when none loads.
 absl::StatusOr<std::unique_ptr<HipRuntimeApi>> LoadHipRuntimeApi(

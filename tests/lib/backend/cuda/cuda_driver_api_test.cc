@@ -6,8 +6,6 @@
 
 #include <unistd.h>
 
-#include <utility>
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/lib/backend/cuda/cuda_test_util.h"
@@ -102,53 +100,15 @@ TEST(CudaErrorTest, ChoosesCodesOnPurpose) {
 
 TEST(CudaErrorTest, ACaptureErrorSaysToCallTheKernelBeforeCapturing) {
   CudaDriverApi api = FakeApi();
-  EXPECT_THAT(CudaError(api, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "cuEventRecord"),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       "a CUDA graph is being captured, and timing, copies and synchronization "
-                       "cannot run inside a capture: call the kernel (and tune it) once before "
-                       "capturing"));
+  EXPECT_THAT(
+      CudaError(api, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "cuEventRecord"),
+      StatusIs(
+          absl::StatusCode::kFailedPrecondition,
+          "a graph is being captured (torch.cuda.graph), and timing, copies and synchronization "
+          "cannot run inside a capture: call the kernel (and tune it) once before "
+          "capturing"));
   EXPECT_THAT(CudaError(api, CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc").message(),
               ::testing::Not(::testing::HasSubstr("captured")));
-}
-
-// The thread's capture mode, as a fake driver keeps it.
-thread_local CUstreamCaptureMode fake_thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
-
-CUresult FakeExchange(CUstreamCaptureMode* mode) {
-  std::swap(*mode, fake_thread_mode);
-  return CUDA_SUCCESS;
-}
-
-TEST(RelaxedCaptureModeTest, RelaxesTheThreadWhileAliveAndRestoresItsMode) {
-  CudaDriverApi api = FakeApi();
-  api.cuThreadExchangeStreamCaptureMode = FakeExchange;
-  for (CUstreamCaptureMode before :
-       {CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL}) {
-    fake_thread_mode = before;
-    {
-      RelaxedCaptureMode relaxed(api);
-      EXPECT_EQ(fake_thread_mode, CU_STREAM_CAPTURE_MODE_RELAXED);
-      {
-        RelaxedCaptureMode nested(api);
-        EXPECT_EQ(fake_thread_mode, CU_STREAM_CAPTURE_MODE_RELAXED);
-      }
-      EXPECT_EQ(fake_thread_mode, CU_STREAM_CAPTURE_MODE_RELAXED);
-    }
-    EXPECT_EQ(fake_thread_mode, before);
-  }
-}
-
-int refused_exchanges = 0;
-
-TEST(RelaxedCaptureModeTest, DoesNothingWithoutCaptureModesOrWhenTheDriverRefuses) {
-  CudaDriverApi api = FakeApi();
-  { RelaxedCaptureMode relaxed(api); }  // no entry point: no call through a null pointer
-  api.cuThreadExchangeStreamCaptureMode = [](CUstreamCaptureMode*) {
-    ++refused_exchanges;
-    return CUDA_ERROR_NOT_INITIALIZED;
-  };
-  { RelaxedCaptureMode relaxed(api); }
-  EXPECT_EQ(refused_exchanges, 1);  // nothing exchanged, nothing to restore
 }
 
 #endif  // JITK_TEST_HAS_CUDA_H
