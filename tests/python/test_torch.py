@@ -261,6 +261,15 @@ class SparseAttnTest(TorchTest):
         # loads during the capture, outside the graph.
         self._replays_in_a_cuda_graph(640, 64, torch.bfloat16, warm_up=False)
 
+    def test_the_torch_example_runs(self):
+        example = os.path.join(os.path.dirname(PYTHON_DIR), "examples", "sparse_attn_torch.py")
+        env = dict(os.environ, JITK_LIBRARY=jitk.library_path(),
+                   PYTHONPATH=os.pathsep.join([PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
+        run = subprocess.run([sys.executable, example, "--length", "512", "--heads", "2"],
+                             env=env, capture_output=True, text=True, timeout=600)
+        self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-2000:])
+        self.assertIn("graph replay on new q matches an eager call: True", run.stdout)
+
     def test_launches_on_the_current_stream(self):
         from jitk._torch_ops import _current_stream
         default = torch.cuda.current_stream().cuda_stream or None
