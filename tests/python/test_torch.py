@@ -185,6 +185,20 @@ class SparseAttnTest(TorchTest):
                             verbose=False)
             self.assertGreater(r["cosine"], 0.9999, r)
 
+    def test_decode_steps_match_sdpa(self):
+        # One and a few query rows against a long key sequence, grouped heads.
+        for lq in (1, 3):
+            q = torch.randn(2, 8, lq, 128, device="cuda", dtype=torch.bfloat16)
+            k, v = (torch.randn(2, 2, 1000, 128, device="cuda", dtype=torch.bfloat16)
+                    for _ in range(2))
+            mask = self.create_block_mask(lambda b_, h_, qi, ki: qi >= 0, None, None, lq, 1000,
+                                          device="cuda")
+            got = jitk.sparse_attn(q, k, v, mask, mask="none")
+            want = torch.nn.functional.scaled_dot_product_attention(
+                q.double(), k.double().repeat_interleave(4, 1), v.double().repeat_interleave(4, 1))
+            r = jitk.parity(got, want, name="decode lq={}".format(lq), verbose=False)
+            self.assertGreater(r["cosine"], 0.9999, r)
+
     def test_bad_inputs_are_named(self):
         b, h, l, d = 1, 2, 256, 64
         q, k, v = (torch.randn(b, h, l, d, device="cuda", dtype=torch.float16) for _ in range(3))

@@ -86,6 +86,17 @@ TEST(EmulatedWave64Test, MfmaBf16SlidingStagedDefaultTiles) {
                  *mask);
 }
 
+// A decode step: one query row per head against 300 keys, the rest of the
+// 128-row query tile past the end.
+TEST(EmulatedWave64Test, MfmaF16DecodeOneQueryRow) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(1, 300, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 1, 300, 128), Config(128, 64, 4, 2), "gfx90a",
+                  "jitk::sparse_attn_fwd<128, 64, 4, 2, 128, jitk::f16, 0, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<128, 64, 4, 2, 128, jitk_emu64::f16, 0, 2>, run,
+                 *mask);
+}
+
 // Staged, unvalidated block lists: a query block with none (zeros, LSE
 // -inf) and indices past the keys (read as masked keys). One wave at
 // d = 128 stores two 4 x 8 units of V^T per thread.

@@ -80,6 +80,17 @@ TEST(EmulatedWgmmaTest, WsF16CausalGqaPersistent) {
   RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 128, f16, 1>, run, *mask);
 }
 
+// A decode step at the default tiles: one query row per head against 300
+// keys, so Q's copy, the staged O and its store cover 127 rows past the end.
+TEST(EmulatedWgmmaTest, WsBf16DecodeOneQueryRow) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(1, 300, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kBF16, 4, 2, 1, 300, 128), Config(128, 128, 12, 3), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<128, 128, 12, 3, 128, jitk::bf16, 0>"};
+  run.compute_units = 2;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 128, bf16, 0>, run, *mask);
+}
+
 // One consumer warpgroup (two blocks per SM), 64-token blocks, a sliding
 // window with global tokens: partial and full tiles.
 TEST(EmulatedWgmmaTest, WsBf16SlidingWindowOneConsumer) {

@@ -235,6 +235,17 @@ std::vector<Case> AllCases() {
       }
     }
   }
+  // Decode steps: one or a few query rows against a long key sequence (the
+  // query tile mostly past the end of the rows).
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+    if (dtype == DType::kF32 && Only16Bit()) continue;
+    for (int len_q : {1, 5}) {
+      Case c{AttentionLayout::kDense, dtype, 128, std::nullopt, BaseProblem(dtype, 128, index++)};
+      c.problem.len_q = len_q;
+      c.problem.len_k = 1000;
+      cases.push_back(c);
+    }
+  }
   // Head dims the wgmma engine does not take: the mma engine on every NVIDIA
   // target, with tensor copies from sm_90 on (boxes of d + 8 columns).
   for (int d : {16, 32, 96, 112}) {
