@@ -15,6 +15,15 @@ from _setup import PYTHON_DIR, jitk, library_or_skip, torch_cuda
 torch = torch_cuda()
 
 
+def run_python(args, **env):
+    """Runs a fresh Python process with this checkout's jitk (and `env` on
+    top of this process's environment)."""
+    env = dict(os.environ, JITK_LIBRARY=jitk.library_path(),
+               PYTHONPATH=os.pathsep.join([PYTHON_DIR, os.environ.get("PYTHONPATH", "")]), **env)
+    return subprocess.run([sys.executable] + args, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
 class TorchTest(unittest.TestCase):
     def setUp(self):
         if torch is None:
@@ -120,10 +129,7 @@ class ScaledAddTest(TorchTest):
             assert torch.allclose(out, torch.add(x, y, alpha=2.0)), "wrong result"
             print("replayed")
             """)
-        env = dict(os.environ, JITK_LIBRARY=jitk.library_path(),
-                   PYTHONPATH=os.pathsep.join([PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
-        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, timeout=600)
+        run = run_python(["-c", code])
         self.assertEqual(run.returncode, 0, run.stderr[-2000:])
         self.assertIn("replayed", run.stdout)
 
@@ -143,11 +149,7 @@ class ScaledAddTest(TorchTest):
                     print(type(error).__name__, error)
             """)
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, JITK_LIBRARY=jitk.library_path(), JITK_TUNE="force",
-                       JITK_CACHE_DIR=cache,
-                       PYTHONPATH=os.pathsep.join([PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
-            run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                 text=True, timeout=600)
+            run = run_python(["-c", code], JITK_TUNE="force", JITK_CACHE_DIR=cache)
         self.assertEqual(run.returncode, 0, run.stderr[-2000:])
         self.assertIn("JitkError", run.stdout)
         self.assertIn("call the kernel (and tune it) once before capturing", run.stdout)
@@ -277,10 +279,7 @@ class SparseAttnTest(TorchTest):
 
     def test_the_torch_example_runs(self):
         example = os.path.join(os.path.dirname(PYTHON_DIR), "examples", "sparse_attn_torch.py")
-        env = dict(os.environ, JITK_LIBRARY=jitk.library_path(),
-                   PYTHONPATH=os.pathsep.join([PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
-        run = subprocess.run([sys.executable, example, "--length", "512", "--heads", "2"],
-                             env=env, capture_output=True, text=True, timeout=600)
+        run = run_python([example, "--length", "512", "--heads", "2"])
         self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-2000:])
         self.assertIn("graph replay on new q matches an eager call: True", run.stdout)
 
