@@ -224,8 +224,10 @@ _MASK_ARRAYS = ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_in
 # Validated launches kept per thread: a call whose tensors have the shapes,
 # strides, dtypes and devices of an earlier one, with the same block-mask
 # object and arrays and the same options, skips the checks and the argument
-# building and patches only the pointers. A plan keeps its block mask alive.
-_MAX_PLANS = 64
+# building and patches only the pointers. A plan keeps its block mask alive,
+# so few are kept: a loop that builds a new mask per step holds at most this
+# many old ones (and pays the full checks, as it would anyway).
+_MAX_PLANS = 16
 
 
 def _thread_plans():
