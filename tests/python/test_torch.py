@@ -174,6 +174,12 @@ class SparseAttnTest(TorchTest):
             self.skipTest("needs torch FlexAttention (torch >= 2.5)")
         self.create_block_mask = create_block_mask
 
+    def assert_matches_causal_sdpa(self, got, q, k, v, name):
+        want = torch.nn.functional.scaled_dot_product_attention(
+            q.double(), k.double(), v.double(), is_causal=True)
+        r = jitk.parity(got, want, name=name, verbose=False)
+        self.assertGreater(r["cosine"], 0.9999, r)
+
     def test_causal_matches_sdpa(self):
         b, h, l, d = 2, 4, 1024, 128
         for dtype in (torch.float16, torch.bfloat16):
@@ -181,11 +187,7 @@ class SparseAttnTest(TorchTest):
             mask = self.create_block_mask(lambda b_, h_, qi, ki: ki <= qi, None, None, l, l,
                                           device="cuda")
             got = jitk.sparse_attn(q, k, v, mask, mask="causal")
-            want = torch.nn.functional.scaled_dot_product_attention(
-                q.double(), k.double(), v.double(), is_causal=True)
-            r = jitk.parity(got, want, name="sparse_attn causal {}".format(dtype),
-                            verbose=False)
-            self.assertGreater(r["cosine"], 0.9999, r)
+            self.assert_matches_causal_sdpa(got, q, k, v, "sparse_attn causal {}".format(dtype))
 
     def test_decode_steps_match_sdpa(self):
         # One and a few query rows against a long key sequence, grouped heads.
@@ -242,11 +244,8 @@ class SparseAttnTest(TorchTest):
         # of each kind reused the first's plan with its own pointers.
         self.assertEqual(len(plans), 4)
         for i, (q, k, v) in enumerate(calls):
-            want = torch.nn.functional.scaled_dot_product_attention(
-                q.double(), k.double(), v.double(), is_causal=True)
             for result in got[2 * i:2 * i + 2]:
-                r = jitk.parity(result, want, name="call {}".format(i), verbose=False)
-                self.assertGreater(r["cosine"], 0.9999, r)
+                self.assert_matches_causal_sdpa(result, q, k, v, "call {}".format(i))
 
     def _replays_in_a_cuda_graph(self, l, d, dtype, warm_up):
         q, k, v = (torch.randn(2, 2, l, d, device="cuda", dtype=dtype) for _ in range(3))
@@ -263,11 +262,7 @@ class SparseAttnTest(TorchTest):
                 t.copy_(torch.randn_like(t))
             out.zero_()
             graph.replay()
-            want = torch.nn.functional.scaled_dot_product_attention(
-                q.double(), k.double(), v.double(), is_causal=True)
-            r = jitk.parity(out, want, name="sparse_attn in a graph l={}".format(l),
-                            verbose=False)
-            self.assertGreater(r["cosine"], 0.9999, r)
+            self.assert_matches_causal_sdpa(out, q, k, v, "sparse_attn in a graph l={}".format(l))
 
     def test_replays_in_a_cuda_graph_after_a_warm_up(self):
         self._replays_in_a_cuda_graph(512, 128, torch.float16, warm_up=True)
