@@ -241,8 +241,17 @@ def _tensor_key(t):
     return t.is_cuda, t.shape, t.stride(), t.dtype, t.get_device()
 
 
+# Option values a plan may keep: immutable numbers. Others (a 0-d tensor for
+# the scale, say) are read on every call.
+_PLAIN_NUMBERS = (int, float, type(None))
+
+
 def _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out, return_lse):
-    """Everything a plan's checks and values depend on."""
+    """Everything a plan's checks and values depend on; TypeError where a
+    value could change under the same key."""
+    if (type(window) not in _PLAIN_NUMBERS or type(global_tokens) not in _PLAIN_NUMBERS or
+            type(scale) not in _PLAIN_NUMBERS):
+        raise TypeError("an option that is not a plain number")
     return (_tensor_key(q), _tensor_key(k), _tensor_key(v),
             None if out is None else _tensor_key(out),
             id(block_mask), id(getattr(block_mask, "kv_num_blocks", None)),

@@ -125,5 +125,109 @@ class CurrentStreamTest(unittest.TestCase):
             self.assertEqual(calls, [] if raw_getter else [0, 1])
 
 
+class FakeTensor(object):
+    """What jitk.sparse_attn reads of a torch tensor: a contiguous one on GPU 0
+    at an address of its own."""
+    next_address = 1 << 20
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.is_cuda, self.device = tuple(shape), dtype, True, "cuda:0"
+        strides, step = [], 1
+        for n in reversed(self.shape):
+            strides.insert(0, step)
+            step *= n
+        self._strides = tuple(strides)
+        self._address = FakeTensor.next_address
+        FakeTensor.next_address += 1 << 20
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
+
+    def dim(self):
+        return len(self.shape)
+
+    def get_device(self):
+        return 0
+
+    def is_contiguous(self):
+        return True
+
+    def data_ptr(self):
+        return self._address
+
+
+class SparseAttnPlanTest(unittest.TestCase):
+    """jitk.sparse_attn's launch plans on a fake torch: every launch passes
+    that call's named arguments, from a new plan or a reused one, and options
+    that could change under one key are never kept."""
+
+    def setUp(self):
+        from unittest import mock
+        from jitk import _core, _torch_ops
+        self.ops = _torch_ops
+        self.torch = types.SimpleNamespace(
+            Tensor=FakeTensor, float16="float16", float32="float32", bfloat16="bfloat16",
+            int32="int32", contiguous_format=None,
+            _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: 0),
+            empty_like=lambda t, memory_format=None: FakeTensor(t.shape, t.dtype),
+            empty=lambda shape, dtype, device: FakeTensor(shape, dtype))
+        self.launched = []
+        kernel = types.SimpleNamespace(launch_array=self.record)
+        for target, name, value in (
+                (_torch_ops, "_torch", lambda: self.torch),
+                (_torch_ops, "_jitk_device", lambda torch, index: 0),
+                (_torch_ops, "_supported_dtype_set", frozenset(["float16", "float32"])),
+                (_core, "kernel_names", lambda: ["sparse_attn"]),
+                (_core.kernel_cache, "get_dims", lambda *args: kernel)):
+            patcher = mock.patch.object(target, name, value)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+        _torch_ops._thread_plans().clear()
+        self.addCleanup(_torch_ops._thread_plans().clear)  # no fake plans for later tests
+
+    def record(self, array, stream):
+        kinds = {1: "pointer", 2: "integer", 3: "real"}
+        self.launched.append(dict((slot.name.decode(), getattr(slot, kinds[slot.kind]) or 0)
+                                  for slot in array))
+
+    def block_mask(self):
+        counts = lambda: FakeTensor((1, 2, 3), "int32")
+        indices = lambda: FakeTensor((1, 2, 3, 3), "int32")
+        return types.SimpleNamespace(kv_num_blocks=counts(), kv_indices=indices(),
+                                     full_kv_num_blocks=counts(), full_kv_indices=indices(),
+                                     BLOCK_SIZE=128)
+
+    def expected(self, q, k, v, out, mask, scale=None):
+        pointers = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(),
+                    "o": out.data_ptr(), "lse": 0}
+        for name in ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices"):
+            pointers[name] = getattr(mask, name).data_ptr()
+        strides = dict((name, t.stride()[:3]) for name, t in
+                       (("q", q), ("k", k), ("v", v), ("o", out)))
+        return dict((name, getattr(value, "address", value)) for name, value in
+                    self.ops.sparse_attn_args(pointers, strides, 1, 2, scale=scale))
+
+    def test_each_launch_passes_its_own_arguments(self):
+        mask = self.block_mask()
+        calls = [[FakeTensor((1, 2, 384, 128), "float16") for _ in range(3)] for _ in range(3)]
+        outs = [self.ops.sparse_attn(q, k, v, mask) for q, k, v in calls]
+        scaled = self.ops.sparse_attn(*calls[0], mask, scale=0.1)
+        self.assertEqual(len(self.ops._thread_plans()), 2)  # unscaled, scaled
+        for (q, k, v), out, launched in zip(calls, outs, self.launched):
+            self.assertEqual(launched, self.expected(q, k, v, out, mask))
+        self.assertEqual(self.launched[3], self.expected(*calls[0], scaled, mask, scale=0.1))
+
+    def test_options_that_could_change_are_not_kept(self):
+        class Scale(float):  # a number whose value a key could not see change
+            pass
+        mask = self.block_mask()
+        q, k, v = (FakeTensor((1, 2, 384, 128), "float16") for _ in range(3))
+        self.ops.sparse_attn(q, k, v, mask, scale=Scale(0.5))
+        self.assertEqual(len(self.ops._thread_plans()), 0)
+        self.ops.sparse_attn(q, k, v, mask, scale=0.5)
+        self.assertEqual(len(self.ops._thread_plans()), 1)
+        self.assertEqual(self.launched[0]["scale"], self.launched[1]["scale"])
+
+
 if __name__ == "__main__":
     unittest.main()
