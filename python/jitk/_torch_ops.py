@@ -218,9 +218,6 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
     return (out, lse) if return_lse else out
 
 
-# The block mask's arrays, in the order of their launch arguments.
-_MASK_ARRAYS = ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices")
-
 # Validated launches kept per thread: a call whose tensors have the shapes,
 # strides, dtypes and devices of an earlier one, with the same block-mask
 # object and arrays and the same options, skips the checks and the argument
@@ -322,23 +319,17 @@ class _SparseAttnPlan(object):
         full = "full_kv_num_blocks" in arrays or "full_kv_indices" in arrays
         self.mask_arrays = tuple(arrays.get(name) for name in _MASK_ARRAYS[:4 if full else 2])
         strides = {"q": q.stride()[:3], "k": k.stride()[:3], "v": v.stride()[:3], "o": o_strides}
-        pointers = dict((name, 1) for name in arrays)  # placeholders: launch sets them
-        values = _sparse_attn_values(pointers, strides, mask_b, mask_h, window, global_tokens,
-                                     scale)
+        scalars = _sparse_attn_scalars(strides, mask_b, mask_h, window, global_tokens, scale)
         self.array = _sparse_attn_array(full, scale is not None)
-        for slot, value in zip(self.array, values):
-            setattr(slot, _VALUE_FIELDS[slot.kind], value)
+        for i, value in enumerate(scalars, len(self.array) - len(scalars)):
+            setattr(self.array[i], _VALUE_FIELDS[self.array[i].kind], value)
 
     def launch(self, torch, q, k, v, out, lse):
-        slots = self.array
-        slots[0].pointer = q.data_ptr()
-        slots[1].pointer = k.data_ptr()
-        slots[2].pointer = v.data_ptr()
-        slots[3].pointer = out.data_ptr()
-        slots[4].pointer = lse.data_ptr() if lse is not None else 0
-        for i, t in enumerate(self.mask_arrays, 5):
-            slots[i].pointer = t.data_ptr() if t is not None else 0
-        self.kernel.launch_array(slots, _current_stream(torch, self.index))
+        # The pointer slots come first, in the order of _ATTN_POINTERS and
+        # _ATTN_FULL_POINTERS.
+        for slot, t in zip(self.array, (q, k, v, out, lse) + self.mask_arrays):
+            slot.pointer = t.data_ptr() if t is not None else 0
+        self.kernel.launch_array(self.array, _current_stream(torch, self.index))
 
 
 def _mask_arrays(torch, block_mask, index, device, lq, lk, block):
@@ -390,6 +381,8 @@ def _mask_arrays(torch, block_mask, index, device, lq, lk, block):
 # are optional.
 _ATTN_POINTERS = ("q", "k", "v", "o", "lse", "kv_num_blocks", "kv_indices")
 _ATTN_FULL_POINTERS = ("full_kv_num_blocks", "full_kv_indices")
+# The block mask's arrays, in the order of their launch arguments.
+_MASK_ARRAYS = _ATTN_POINTERS[5:] + _ATTN_FULL_POINTERS
 _ATTN_INTS = ("mask_batch", "mask_heads", "window", "global_tokens")
 _ATTN_STRIDED = ("q", "k", "v", "o")
 
@@ -398,15 +391,12 @@ def _full_given(pointers):
     return bool(pointers.get("full_kv_num_blocks") or pointers.get("full_kv_indices"))
 
 
-def _sparse_attn_values(pointers, strides, mask_batch, mask_heads, window, global_tokens,
-                        scale):
-    """The launch arguments' values, in the order of _sparse_attn_names."""
-    values = [pointers.get(name, 0) for name in _ATTN_POINTERS]
-    if _full_given(pointers):
-        values += [pointers.get(name, 0) for name in _ATTN_FULL_POINTERS]
+def _sparse_attn_scalars(strides, mask_batch, mask_heads, window, global_tokens, scale):
+    """The launch arguments after the pointers, in the order of
+    _sparse_attn_names."""
     ints = {"mask_batch": mask_batch, "mask_heads": mask_heads, "window": window,
             "global_tokens": global_tokens}
-    values += [int(ints[name]) for name in _ATTN_INTS]
+    values = [int(ints[name]) for name in _ATTN_INTS]
     if scale is not None:
         values.append(float(scale))
     for what in _ATTN_STRIDED:
@@ -435,9 +425,11 @@ def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global
     as (name, value) pairs. `pointers` maps q, k, v, o, lse (0: none) and the
     block-mask arrays to addresses (full_kv_* may be absent); `strides` maps
     q, k, v, o to their (batch, head, row) element strides."""
-    values = _sparse_attn_values(pointers, strides, mask_batch, mask_heads, window,
-                                 global_tokens, scale)
-    names = _sparse_attn_names(_full_given(pointers), scale is not None)
+    full = _full_given(pointers)
+    values = [pointers.get(name, 0) for name in
+              _ATTN_POINTERS + (_ATTN_FULL_POINTERS if full else ())]
+    values += _sparse_attn_scalars(strides, mask_batch, mask_heads, window, global_tokens, scale)
+    names = _sparse_attn_names(full, scale is not None)
     return [(name, _core.Pointer(value) if _sparse_attn_kind(name) == _capi.ARG_POINTER
              else value) for name, value in zip(names, values)]
 
