@@ -7,7 +7,14 @@
 namespace jitk::internal {
 namespace {
 
+bool IsCaptureError(CUresult result) {
+  return result == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED ||
+         result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||
+         result == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+}
+
 absl::StatusCode CodeFor(CUresult result) {
+  if (IsCaptureError(result)) return absl::StatusCode::kFailedPrecondition;
   switch (result) {
     case CUDA_ERROR_OUT_OF_MEMORY:
     case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
@@ -23,9 +30,6 @@ absl::StatusCode CodeFor(CUresult result) {
     case CUDA_ERROR_NO_BINARY_FOR_GPU:
     case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
     case CUDA_ERROR_INVALID_CONTEXT:
-    case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
-    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
-    case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
       return absl::StatusCode::kFailedPrecondition;
     case CUDA_ERROR_NOT_INITIALIZED:
     case CUDA_ERROR_DEINITIALIZED:
@@ -79,12 +83,6 @@ const char* FallbackName(CUresult result) {
     default:
       return nullptr;
   }
-}
-
-bool IsCaptureError(CUresult result) {
-  return result == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED ||
-         result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||
-         result == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
 }
 
 }  // namespace
