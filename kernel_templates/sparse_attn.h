@@ -35,6 +35,7 @@
 #include "sparse_attn_mfma.h"
 #include "sparse_attn_mma.h"
 #include "sparse_attn_params.h"
+#include "sparse_attn_split.h"
 #include "sparse_attn_staged.h"
 #include "sparse_attn_tma_ops.h"
 #include "sparse_attn_wgmma.h"
@@ -123,9 +124,9 @@ JITK_DEVICE void walk_tiles(E& engine, int n_tiles, const typename E::Elem* sq,
   }
 }
 
-// One query tile: the pipeline over its key tiles around an engine E that
-// applies element mask MASK.
-template <typename E, int MASK>
+// One query tile: the pipeline over its key tiles (of its key range when
+// SPLIT) around an engine E that applies element mask MASK.
+template <typename E, int MASK, bool SPLIT>
 JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot* slots) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
@@ -136,15 +137,17 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   constexpr int kRow = Swizzled<E>::value ? D : PaddedRow(D, int(sizeof(T)));
   constexpr int kKV = BN * kRow;  // elements of one K (or V) tile
 
-  const GridTile g = grid_tile<BM, MASK>(p);
+  const GridTile g = split_grid_tile<BM, MASK, SPLIT>(p);
   const int q0 = g.q0, h = g.h, b = g.b;
   const int hk = h / (p.heads_q / p.heads_kv);
 
-  const KvSchedule sched = query_schedule(p, q0, h, b, BN);
+  KvSchedule sched = query_schedule(p, q0, h, b, BN);
+  keep_split_range<SPLIT>(p, &sched);
 
   if (sched.n_tiles == 0) {
-    write_empty_rows<BM, D, kThreads, T>(output_rows<T>(p, b, h), p.o_stride_l,
-                                         lse_rows(p, b, h), q0, p.len_q);
+    write_empty_rows<BM, D, kThreads, T>(output_rows<T>(p, output_batch<SPLIT>(b), h),
+                                         p.o_stride_l, lse_rows(p, output_batch<SPLIT>(b), h),
+                                         q0, p.len_q);
     return;
   }
 
@@ -198,7 +201,8 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   walk_tiles<E, kKV>(engine, sched.n_tiles, sq, skv, slots, q0, p, wait, refill);
   // The output pointers are formed only now: kept across the loop they
   // would take registers from the tiles.
-  engine.finish(output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h), q0, p.len_q);
+  const int ob = output_batch<SPLIT>(b);
+  engine.finish(output_rows<T>(p, ob, h), p.o_stride_l, lse_rows(p, ob, h), q0, p.len_q);
 }
 
 #if JITK_ATTN_HAS_TMA
@@ -211,7 +215,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
 // the cp.async held up the warps' ldmatrix
 // (bench/results/2026-12-04-h200-mma-peak/). Q, copied once, stays with
 // cp.async. bars: one mbarrier per stage.
-template <typename E, int MASK>
+template <typename E, int MASK, bool SPLIT>
 JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
                                     char* smem, SmemPtr bars, TileSlot* slots) {
   typedef typename E::Elem T;
@@ -225,13 +229,15 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
   static_assert(BM * kRow * int(sizeof(T)) % 128 == 0 && kKV * int(sizeof(T)) % 128 == 0,
                 "tensor copies land on 128-byte boundaries");
 
-  const GridTile g = grid_tile<BM, MASK>(p);
+  const GridTile g = split_grid_tile<BM, MASK, SPLIT>(p);
   const int q0 = g.q0, h = g.h, b = g.b;
   const int hk = h / (p.heads_q / p.heads_kv);
-  const KvSchedule sched = query_schedule(p, q0, h, b, BN);
+  KvSchedule sched = query_schedule(p, q0, h, b, BN);
+  keep_split_range<SPLIT>(p, &sched);
   if (sched.n_tiles == 0) {
-    write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, b, h), p.o_stride_l,
-                                            lse_rows(p, b, h), q0, p.len_q);
+    write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, output_batch<SPLIT>(b), h),
+                                            p.o_stride_l, lse_rows(p, output_batch<SPLIT>(b), h),
+                                            q0, p.len_q);
     return;
   }
 
@@ -279,7 +285,8 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
   block_sync();        // the mbarriers' inits, before anyone waits on them
   auto wait = [&](int t) { mbar_wait(bars + 8 * (t % S), (t / S) & 1); };
   walk_tiles<E, kKV>(engine, sched.n_tiles, sq, skv, slots, q0, p, wait, refill);
-  engine.finish(output_rows<T>(p, b, h), p.o_stride_l, lse_rows(p, b, h), q0, p.len_q);
+  const int ob = output_batch<SPLIT>(b);
+  engine.finish(output_rows<T>(p, ob, h), p.o_stride_l, lse_rows(p, ob, h), q0, p.len_q);
 }
 #endif
 
@@ -294,45 +301,85 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
 #define JITK_ATTN_WAVES_PER_SIMD(N)
 #endif
 
+namespace attn {
+
+// sparse_attn_fwd's block on its shared memory of SmemBytes (the tile slots
+// at its end): one query tile, or, SPLIT, either pass of a split launch.
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
-          int ENGINE>
-__global__ void __launch_bounds__(WAVES * kWaveSize) JITK_ATTN_WAVES_PER_SIMD(
-    attn::MfmaWavesPerSimd(ENGINE, BLOCK_N, HEAD_DIM, STAGES, WAVES * kWaveSize))
-    sparse_attn_fwd(const SparseAttnParams p) {
+          int ENGINE, bool SPLIT>
+JITK_DEVICE void fwd_block(const SparseAttnParams& p, char* smem) {
+  if (SPLIT && p.combine) {
+    combine_splits<HEAD_DIM, WAVES * kWaveSize, T>(p);
+    return;
+  }
+  constexpr int kSmem = SmemBytes(ENGINE, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
+  typedef typename EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK>::type
+      Engine;
+#if JITK_ATTN_HAS_MFMA
+  if constexpr (ENGINE == kEngineMfma) {
+    attention_tile_staged<Engine, MASK, SPLIT>(p, smem);
+  } else
+#endif
+  {
+    attention_tile<Engine, MASK, SPLIT>(
+        p, smem, reinterpret_cast<TileSlot*>(smem + kSmem - STAGES * kTileSlotBytes));
+  }
+}
+
+// A kernel of fwd_block: its shared memory, static on AMD (so the code
+// object reports it), dynamic on NVIDIA (SmemBytes() bytes at launch).
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
+          int ENGINE, bool SPLIT>
+JITK_DEVICE void fwd_kernel(const SparseAttnParams& p) {
   static_assert(STAGES >= 1, "STAGES must be at least 1");
-  constexpr int kSmem = attn::SmemBytes(ENGINE, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
+  constexpr int kSmem = SmemBytes(ENGINE, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
 #if JITK_HIP
   __shared__ __attribute__((aligned(16))) char smem[kSmem];
 #else
   static_assert(kSmem > 0, "shared memory layout");
   extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
 #endif
-  typedef typename attn::EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T,
-                                      MASK>::type Engine;
-#if JITK_ATTN_HAS_MFMA
-  if constexpr (ENGINE == attn::kEngineMfma) {
-    attn::attention_tile_staged<Engine, MASK>(p, smem);
-  } else
-#endif
-  {
-    attn::attention_tile<Engine, MASK>(
-        p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - STAGES * attn::kTileSlotBytes));
-  }
+  fwd_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK, ENGINE, SPLIT>(p, smem);
+}
+
+}  // namespace attn
+
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
+          int ENGINE>
+__global__ void __launch_bounds__(WAVES * kWaveSize) JITK_ATTN_WAVES_PER_SIMD(
+    attn::MfmaWavesPerSimd(ENGINE, BLOCK_N, HEAD_DIM, STAGES, WAVES * kWaveSize))
+    sparse_attn_fwd(const SparseAttnParams p) {
+  attn::fwd_kernel<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK, ENGINE, false>(p);
+}
+
+// Both passes of a split launch (sparse_attn_split.h) with the same tiles.
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
+          int ENGINE>
+__global__ void __launch_bounds__(WAVES * kWaveSize) JITK_ATTN_WAVES_PER_SIMD(
+    attn::MfmaWavesPerSimd(ENGINE, BLOCK_N, HEAD_DIM, STAGES, WAVES * kWaveSize))
+    sparse_attn_split_fwd(const SparseAttnParams p) {
+  attn::fwd_kernel<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK, ENGINE, true>(p);
 }
 
 #if JITK_ATTN_HAS_TMA && JITK_ATTN_HAS_MMA
 namespace attn {
 
 // sparse_attn_tma_fwd's block on its shared memory: Q and the stages, then
-// the stages' mbarriers and tile slots at the end (SmemBytes).
-template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+// the stages' mbarriers and tile slots at the end (SmemBytes); or, SPLIT,
+// the combine pass.
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
+          bool SPLIT>
 JITK_DEVICE void mma_tma_block(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
                                char* smem) {
   static_assert(STAGES >= 1, "STAGES must be at least 1");
+  if (SPLIT && p.combine) {
+    combine_splits<HEAD_DIM, WAVES * kWaveSize, T>(p);
+    return;
+  }
   constexpr int kSmem = SmemBytes(kEngineMma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   char* slots = smem + kSmem - STAGES * kTileSlotBytes;
   typedef MmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> Engine;
-  attention_tile_tma<Engine, MASK>(p, maps, smem, smem_ptr(slots - MmaBarrierBytes(STAGES)),
+  attention_tile_tma<Engine, MASK, SPLIT>(p, maps, smem, smem_ptr(slots - MmaBarrierBytes(STAGES)),
                                    reinterpret_cast<TileSlot*>(slots));
 }
 
@@ -346,7 +393,16 @@ __global__ void __launch_bounds__(WAVES * kWaveSize)
     sparse_attn_tma_fwd(const __grid_constant__ SparseAttnParams p,
                         const __grid_constant__ SparseAttnTensorMaps maps) {
   extern __shared__ __align__(128) char smem[];  // tensor copies land on 128 bytes
-  attn::mma_tma_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK>(p, maps, smem);
+  attn::mma_tma_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK, false>(p, maps, smem);
+}
+
+// Both passes of a split launch with the same tiles.
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+__global__ void __launch_bounds__(WAVES * kWaveSize)
+    sparse_attn_tma_split_fwd(const __grid_constant__ SparseAttnParams p,
+                              const __grid_constant__ SparseAttnTensorMaps maps) {
+  extern __shared__ __align__(128) char smem[];
+  attn::mma_tma_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK, true>(p, maps, smem);
 }
 #endif
 #endif

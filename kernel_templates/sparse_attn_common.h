@@ -80,6 +80,7 @@ struct KvSchedule {
   int n_blocks;  // full + partial
   int tiles_per_block;
   int n_tiles;
+  int first;  // the first tile of the range this block computes (split launches)
   int block;
   int block_n;
   int num_blocks;  // key blocks of the keys: valid indices are [0, num_blocks)
@@ -101,8 +102,9 @@ struct KvSchedule {
     return index * block;
   }
 
-  // Start key of tile t; sets *is_partial.
+  // Start key of tile t of the range; sets *is_partial.
   JITK_DEVICE int tile_start(int t, bool* is_partial) const {
+    t += first;
     int bi = t / tiles_per_block;
     return block_start(bi, is_partial) + (t - bi * tiles_per_block) * block_n;
   }
@@ -125,6 +127,7 @@ struct KvCursor {
   bool partial;
 
   JITK_DEVICE void seek(const KvSchedule& s, int t) {
+    t += s.first;
     bi = t / s.tiles_per_block;
     sub = t - bi * s.tiles_per_block;
     partial = false;
@@ -187,6 +190,7 @@ JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int h, 
   }
   sched.n_blocks = sched.n_full + n_partial;
   sched.n_tiles = sched.n_blocks * sched.tiles_per_block;
+  sched.first = 0;
   return sched;
 }
 

@@ -137,6 +137,12 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m, int block
              : 255;
 }
 
+// Query rows one block of a split launch's combine pass merges
+// (sparse_attn_split.h): each thread takes four columns of a row.
+JITK_ATTN_HOST_DEVICE constexpr int CombineRowsPerBlock(int head_dim, int threads) {
+  return threads >= head_dim / 4 ? threads / (head_dim / 4) : 1;
+}
+
 // Shared memory of a Hopper SM (sm_90), of which 1 KiB per resident block is
 // the system's.
 constexpr int kHopperSmemPerSm = 228 * 1024;
@@ -227,6 +233,14 @@ struct SparseAttnParams {
   int global_tokens;  // kMaskSliding*: leading keys (and queries) seen by all
   float scale_log2;   // softmax scale * log2(e), > 0
   int tile_order;     // TileOrder: how the grid's blocks map to query tiles
+  // Key ranges computed apart (sparse_attn_split.h; 1 unsplit). In the split
+  // pass o and lse point at the partial results, [kv_splits * batch,
+  // heads_q, len_q, head_dim] and [kv_splits * batch, heads_q, len_q]; the
+  // combine pass (combine = 1) reads them as o_partial and lse_partial.
+  int kv_splits;
+  int combine;
+  const void* o_partial;
+  const float* lse_partial;
 };
 
 // The second argument of the kernels that copy with the tensor-memory engine

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "sparse_attn_common.h"
+#include "sparse_attn_split.h"
 
 #if JITK_ATTN_HAS_MFMA
 
@@ -138,7 +139,7 @@ struct StagedColumns {
 };
 
 // One query tile, as attention_tile does it for the other engines.
-template <typename E, int MASK>
+template <typename E, int MASK, bool SPLIT>
 JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
   typedef typename E::Elem T;
   constexpr int BN = E::kBlockN;
@@ -149,12 +150,14 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
                     SmemBytes(kEngineMfma, E::kBlockM, BN, E::kStages, D, int(sizeof(T))),
                 "the LDS layout SmemBytes reports");
 
-  const GridTile g = grid_tile<E::kBlockM, MASK>(p);
+  const GridTile g = split_grid_tile<E::kBlockM, MASK, SPLIT>(p);
   const int hk = g.h / (p.heads_q / p.heads_kv);
-  const KvSchedule sched = query_schedule(p, g.q0, g.h, g.b, BN);
+  KvSchedule sched = query_schedule(p, g.q0, g.h, g.b, BN);
+  keep_split_range<SPLIT>(p, &sched);
+  const int ob = output_batch<SPLIT>(g.b);
   if (sched.n_tiles == 0) {
-    write_empty_rows<E::kBlockM, D, E::kThreads, T>(output_rows<T>(p, g.b, g.h), p.o_stride_l,
-                                                    lse_rows(p, g.b, g.h), g.q0, p.len_q);
+    write_empty_rows<E::kBlockM, D, E::kThreads, T>(output_rows<T>(p, ob, g.h), p.o_stride_l,
+                                                    lse_rows(p, ob, g.h), g.q0, p.len_q);
     return;
   }
   const T* kg = head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, g.b, hk);
@@ -187,7 +190,7 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
     engine.tile(sk, svt, g.q0, kv0, partial, p);
     if (more) block_sync();  // every wave is done with tile t
   }
-  engine.finish(output_rows<T>(p, g.b, g.h), p.o_stride_l, lse_rows(p, g.b, g.h), g.q0, p.len_q);
+  engine.finish(output_rows<T>(p, ob, g.h), p.o_stride_l, lse_rows(p, ob, g.h), g.q0, p.len_q);
 }
 
 }  // namespace attn

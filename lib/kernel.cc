@@ -195,6 +195,7 @@ absl::StatusOr<Kernel> LoadCompiled(const KernelTemplate& kernel_template, const
   impl->backend = backend;
   JITK_ASSIGN_OR_RETURN(impl->planner, kernel_template.NewLaunchPlanner(impl->compiled.config,
                                                                         impl->shape, impl->arch));
+  impl->scratch = std::make_unique<LaunchScratch>(backend, info.backend_ordinal);
   return Kernel(std::move(impl));
 }
 
@@ -333,6 +334,10 @@ const DeviceInfo& Kernel::device() const { return impl_->device; }
 absl::Status Kernel::Launch(const LaunchArgs& args, Stream stream) const {
   internal::LaunchPlan plan;
   JITK_RETURN_IF_ERROR(impl_->planner->Plan(args, plan));
+  if (plan.scratch_bytes > 0) {
+    JITK_ASSIGN_OR_RETURN(void* scratch, impl_->scratch->ForStream(stream, plan.scratch_bytes));
+    internal::BindScratch(plan, scratch);
+  }
   return internal::LaunchPlanned(*impl_->backend, impl_->device.backend_ordinal,
                                  impl_->function, plan, stream);
 }

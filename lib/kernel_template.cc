@@ -25,12 +25,24 @@ absl::Status EncodeTensorMaps(Backend& backend, LaunchPlan& plan) {
   return absl::OkStatus();
 }
 
+void BindScratch(LaunchPlan& plan, void* scratch) {
+  for (LaunchPlan* p = &plan; p != nullptr; p = p->next.get()) {
+    for (const ScratchPointer& at : p->scratch_pointers) {
+      void* address = static_cast<std::byte*>(scratch) + at.scratch_offset;
+      std::memcpy(p->args.bytes(at.arg_offset), &address, sizeof(address));
+    }
+  }
+}
+
 absl::Status LaunchPlanned(Backend& backend, int device, FunctionHandle function,
                            LaunchPlan& plan, Stream stream) {
-  if (plan.grid.x == 0 || plan.grid.y == 0 || plan.grid.z == 0) return absl::OkStatus();
-  JITK_RETURN_IF_ERROR(EncodeTensorMaps(backend, plan));
-  return backend.Launch(device, function, plan.grid, plan.block, plan.dynamic_shared_bytes,
-                        stream, plan.args.pointers());
+  for (LaunchPlan* p = &plan; p != nullptr; p = p->next.get()) {
+    if (p->grid.x == 0 || p->grid.y == 0 || p->grid.z == 0) return absl::OkStatus();
+    JITK_RETURN_IF_ERROR(EncodeTensorMaps(backend, *p));
+    JITK_RETURN_IF_ERROR(backend.Launch(device, function, p->grid, p->block,
+                                        p->dynamic_shared_bytes, stream, p->args.pointers()));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> ConfigValue(const KernelConfig& config, absl::string_view name) {

@@ -52,6 +52,7 @@ class PackedArgs {
 
   void Clear() { count_ = used_ = 0; }
   void** pointers() { return pointers_; }
+  void* const* pointers() const { return pointers_; }
   size_t count() const { return count_; }
   std::byte* bytes(size_t offset) { return storage_ + offset; }
 
@@ -62,6 +63,13 @@ class PackedArgs {
   size_t used_ = 0;
 };
 
+// Where the address of a launch's scratch memory goes: byte `scratch_offset`
+// of the scratch, written as a pointer at byte `arg_offset` of the arguments.
+struct ScratchPointer {
+  size_t arg_offset;
+  size_t scratch_offset;
+};
+
 struct LaunchPlan {
   Dim3 grid;
   Dim3 block;
@@ -70,12 +78,24 @@ struct LaunchPlan {
   // Descriptors the backend encodes into `args` just before the launch
   // (sparse_attn's warp-specialized engine: q, k, v and o).
   absl::InlinedVector<TensorMapRequest, 4> tensor_maps;
+  // Device memory the launch needs for itself, 0 when none (sparse_attn's
+  // partial results of a key-range split), and where its addresses go in
+  // this plan's arguments.
+  size_t scratch_bytes = 0;
+  absl::InlinedVector<ScratchPointer, 2> scratch_pointers;
+  // A launch of the same function that follows this one on its stream and
+  // reads what it wrote (the split's combine pass), sharing its scratch.
+  std::unique_ptr<LaunchPlan> next;
 };
 
+// Writes the addresses in `scratch` (at least plan.scratch_bytes) into the
+// arguments of the plan and of its next launches.
+void BindScratch(LaunchPlan& plan, void* scratch);
 // Encodes the plan's tensor maps into its arguments, once: the requests are
 // dropped, so a plan launched many times is encoded only the first time.
 absl::Status EncodeTensorMaps(Backend& backend, LaunchPlan& plan);
-// EncodeTensorMaps, then the launch (nothing for an empty grid).
+// EncodeTensorMaps, then the launch and its next ones (nothing for an empty
+// grid), the scratch, if any, bound before.
 absl::Status LaunchPlanned(Backend& backend, int device, FunctionHandle function,
                            LaunchPlan& plan, Stream stream);
 
@@ -93,6 +113,9 @@ class LaunchPlanner {
   absl::Status Plan(const LaunchArgs& args, LaunchPlan& plan) const {
     plan.args.Clear();
     plan.tensor_maps.clear();
+    plan.scratch_bytes = 0;
+    plan.scratch_pointers.clear();
+    plan.next.reset();
     BoundLaunchArgs bound;
     JITK_RETURN_IF_ERROR(bound.Bind(names_, args));
     return Fill(bound, plan);

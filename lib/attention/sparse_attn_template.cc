@@ -152,6 +152,42 @@ int RegisterBudget(const ArchInfo& arch) {
                                      : arch.max_registers_per_thread;
 }
 
+// Key-range splits (KV_SPLITS, sparse_attn_split.h): at most this many per
+// query tile, and each range keeps at least kMinTilesPerSplit key tiles.
+constexpr int64_t kMaxKvSplits = 64;
+constexpr int64_t kMinTilesPerSplit = 4;
+
+int64_t KvSplits(const KernelConfig& config) {
+  auto it = config.find("KV_SPLITS");
+  return it == config.end() ? 1 : it->second;
+}
+
+// The split a launch of these tiles takes by default: ranges are doubled
+// while the launch's blocks fill at most half the blocks the GPU holds at
+// once (a decode step: one query tile per head), so that it fills the GPU
+// instead of streaming each head's K / V through one SM. 1 where the query
+// tiles alone fill it, or where it has too few key tiles to share out.
+int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
+  const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
+  const int64_t blocks = *shape.Get("b") * *shape.Get("hq") * ((lq + t.block_m - 1) / t.block_m);
+  const int smem = attn::SmemBytes(engine, int(t.block_m), int(t.block_n), int(t.stages), int(d),
+                                   int(DTypeSize(shape.dtype())));
+  // The warp-specialized engine's registers are handed over at run time
+  // (setmaxnreg): its blocks per SM are its own rule's.
+  const int per_cu =
+      WarpSpecialized(engine, t.block_m, t.waves)
+          ? attn::WgmmaBlocksPerSm(int(t.block_m), smem)
+          : BlocksPerCu(engine, t.block_m, t.block_n, t.waves, t.stages, d, smem, arch);
+  const int64_t resident = int64_t(std::max(1, per_cu)) * std::max(1, arch.compute_units);
+  const int64_t key_tiles = (lk + t.block_n - 1) / t.block_n;
+  int64_t splits = 1;
+  while (2 * splits <= kMaxKvSplits && 2 * blocks * splits <= resident &&
+         key_tiles >= 2 * splits * kMinTilesPerSplit) {
+    splits *= 2;
+  }
+  return splits;
+}
+
 // Built-in defaults, first valid one wins; from the H200 sweeps under
 // bench/results/ that each case names (a tuned DB overrides them).
 std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchInfo& arch) {
@@ -330,7 +366,21 @@ class SparseAttnTemplate final : public KernelTemplate {
   }
 
   std::vector<TunableParam> SearchSpace(const Shape& shape, const ArchInfo& arch) const override {
-    switch (SparseAttnEngine(shape, arch)) {
+    std::vector<TunableParam> space = TileSearchSpace(SparseAttnEngine(shape, arch), arch);
+    // Key-range splits where 64-row query tiles leave SMs idle.
+    const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk");
+    if (*shape.Get("b") * *shape.Get("hq") * ((lq + 63) / 64) < std::max(1, arch.compute_units)) {
+      TunableParam& splits = space.emplace_back(TunableParam{"KV_SPLITS", {1}});
+      while (2 * splits.values.back() <= kMaxKvSplits &&
+             (lk + 63) / 64 >= 2 * splits.values.back() * kMinTilesPerSplit) {
+        splits.values.push_back(2 * splits.values.back());
+      }
+    }
+    return space;
+  }
+
+  static std::vector<TunableParam> TileSearchSpace(int engine, const ArchInfo& arch) {
+    switch (engine) {
       case attn::kEngineWgmma:
         // WAVES = BLOCK_M / 16 + 4: warp-specialized (a copying warpgroup).
         return {{"BLOCK_M", {64, 128}},
@@ -359,10 +409,11 @@ class SparseAttnTemplate final : public KernelTemplate {
   absl::Status ValidateConfig(const KernelConfig& config, const Shape& shape,
                               const ArchInfo& arch) const override {
     for (const auto& [param, value] : config) {
-      if (param != "BLOCK_M" && param != "BLOCK_N" && param != "WAVES" && param != "STAGES") {
+      if (param != "BLOCK_M" && param != "BLOCK_N" && param != "WAVES" && param != "STAGES" &&
+          param != "KV_SPLITS") {
         return absl::InvalidArgumentError(
             absl::StrCat("sparse_attn has no parameter ", param,
-                         " (parameters: BLOCK_M, BLOCK_N, WAVES, STAGES)"));
+                         " (parameters: BLOCK_M, BLOCK_N, WAVES, STAGES, KV_SPLITS)"));
       }
     }
     JITK_ASSIGN_OR_RETURN(int64_t bm, ConfigValue(config, "BLOCK_M"));
@@ -383,6 +434,18 @@ class SparseAttnTemplate final : public KernelTemplate {
     }
     if (block % bm != 0 || block % bn != 0) {
       return fail("BLOCK_M and BLOCK_N must divide the mask block size ", block);
+    }
+    if (const int64_t splits = KvSplits(config); splits > 1) {
+      if (splits > kMaxKvSplits || *shape.Get("b") * splits > kMaxGridYZ) {
+        return fail("KV_SPLITS must be in [1, ", kMaxKvSplits, "] with b * KV_SPLITS at most ",
+                    kMaxGridYZ);
+      }
+      if (specialized) {
+        return fail("the warp-specialized wgmma engine's persistent grid does not split key ",
+                    "ranges: KV_SPLITS must be 1");
+      }
+    } else if (splits < 1) {
+      return fail("KV_SPLITS must be in [1, ", kMaxKvSplits, "]");
     }
     const int64_t threads = waves * arch.wave_size;
     if (threads > arch.max_threads_per_block) {
@@ -457,10 +520,17 @@ class SparseAttnTemplate final : public KernelTemplate {
   }
 
   KernelConfig DefaultConfig(const Shape& shape, const ArchInfo& arch) const override {
+    const int engine = SparseAttnEngine(shape, arch);
     KernelConfig last;
-    for (const Tiles& t : DefaultCandidates(SparseAttnEngine(shape, arch), shape, arch)) {
+    for (const Tiles& t : DefaultCandidates(engine, shape, arch)) {
       last = {
           {"BLOCK_M", t.block_m}, {"BLOCK_N", t.block_n}, {"WAVES", t.waves}, {"STAGES", t.stages}};
+      if (!ValidateConfig(last, shape, arch).ok()) continue;
+      // Tiles that should split their key ranges but cannot (the
+      // warp-specialized engine's) yield to the next that can.
+      const int64_t splits = DefaultKvSplits(engine, t, shape, arch);
+      if (splits == 1) return last;
+      last["KV_SPLITS"] = splits;
       if (ValidateConfig(last, shape, arch).ok()) return last;
     }
     return last;
@@ -475,10 +545,11 @@ class SparseAttnTemplate final : public KernelTemplate {
                      ", ", config.at("STAGES"), ", ", *shape.Get("d"), ", ",
                      DeviceType(shape.dtype()), ", ", MaskKindOf(shape));
     if (WarpSpecialized(engine, config)) return absl::StrCat("jitk::sparse_attn_ws_fwd<", tiles, ">");
+    const absl::string_view split = KvSplits(config) > 1 ? "split_" : "";
     if (MmaTensorCopies(engine, arch)) {
-      return absl::StrCat("jitk::sparse_attn_tma_fwd<", tiles, ">");
+      return absl::StrCat("jitk::sparse_attn_tma_", split, "fwd<", tiles, ">");
     }
-    return absl::StrCat("jitk::sparse_attn_fwd<", tiles, ", ", engine, ">");
+    return absl::StrCat("jitk::sparse_attn_", split, "fwd<", tiles, ", ", engine, ">");
   }
 
   // The request of two waves per SIMD was fitted on ROCm 5.2's compiler;
@@ -534,12 +605,18 @@ constexpr int64_t kRankMajorMaxWaves = 32;
 class SparseAttnPlanner final : public LaunchPlanner {
  public:
   SparseAttnPlanner(const LaunchArgNames& names, const Shape& shape, const ArchInfo& arch,
-                    int64_t bm, int64_t bn, int64_t waves, int64_t stages);
+                    int64_t bm, int64_t bn, int64_t waves, int64_t stages, int64_t splits);
 
  protected:
   absl::Status Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const override;
 
  private:
+  // A split launch (splits_ > 1): the split pass into the scratch, then
+  // the combine pass into o and lse.
+  void FillSplit(const SparseAttnParams& p, LaunchPlan& plan) const;
+  // The kernel's tensor-map argument, its k and v maps (of p's tensors).
+  void AddTensorMaps(const SparseAttnParams& p, LaunchPlan& plan) const;
+
   DType dtype_;
   int64_t b_, hq_;
   int64_t elem_;
@@ -550,6 +627,10 @@ class SparseAttnPlanner final : public LaunchPlanner {
   SparseAttnParams base_ = {};
   Dim3 grid_, block_;
   uint32_t dynamic_shared_bytes_ = 0;
+  int64_t splits_;
+  Dim3 combine_grid_;
+  size_t partial_o_bytes_ = 0;  // the scratch: partial O, then partial LSE
+  size_t partial_lse_bytes_ = 0;
   // Tensor maps of q, k, v and o (their fields of SparseAttnTensorMaps),
   // all but base and strides: the engine reads k and v alone (the mma
   // engine's copies) or all four (warp-specialized); none otherwise.
@@ -563,12 +644,13 @@ class SparseAttnPlanner final : public LaunchPlanner {
 
 SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& shape,
                                      const ArchInfo& arch, int64_t bm, int64_t bn, int64_t waves,
-                                     int64_t stages)
+                                     int64_t stages, int64_t splits)
     : LaunchPlanner(names),
       dtype_(shape.dtype()),
       b_(*shape.Get("b")),
       hq_(*shape.Get("hq")),
-      elem_(int64_t(DTypeSize(shape.dtype()))) {
+      elem_(int64_t(DTypeSize(shape.dtype()))),
+      splits_(splits) {
   const int64_t hkv = *shape.Get("hkv"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   const int64_t d = *shape.Get("d");
   const int64_t block = shape.GetOr("block", 128);
@@ -601,6 +683,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
                  q_tiles * b_ * hq_ <= kRankMajorMaxWaves * resident;
   }
   base_.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
+  base_.kv_splits = int(splits_);
   grid_ = rank_major ? Dim3{uint32_t(hq_), uint32_t(q_tiles), uint32_t(b_)}
                      : Dim3{uint32_t(q_tiles), uint32_t(hq_), uint32_t(b_)};
   block_ = {uint32_t(waves * arch.wave_size)};
@@ -641,6 +724,14 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     map(kMapV, offsetof(SparseAttnTensorMaps, v), lk, hkv, bn);
   }
   if (persistent) map(kMapO, offsetof(SparseAttnTensorMaps, o), lq, hq_, bm);
+  if (splits_ > 1) {
+    const int rows = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
+    combine_grid_ = {uint32_t((lq + rows - 1) / rows), uint32_t(hq_), uint32_t(b_)};
+    const size_t rows_total = size_t(splits_ * b_ * hq_ * lq);
+    constexpr size_t kAlign = 256;
+    partial_o_bytes_ = (rows_total * size_t(d * elem_) + kAlign - 1) / kAlign * kAlign;
+    partial_lse_bytes_ = rows_total * sizeof(float);
+  }
 }
 
 absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const {
@@ -729,10 +820,51 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.global_tokens = int(global_tokens);
   }
 
+  if (splits_ > 1) {
+    FillSplit(p, plan);
+    return absl::OkStatus();
+  }
   plan.grid = grid_;
   plan.block = block_;
   plan.dynamic_shared_bytes = dynamic_shared_bytes_;
   plan.args.Add(p);
+  AddTensorMaps(p, plan);
+  return absl::OkStatus();
+}
+
+void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, LaunchPlan& plan) const {
+  // The split pass: o and lse are the partial results, contiguous, with
+  // kv_splits * batch "batches" (sparse_attn_split.h).
+  SparseAttnParams part = p;
+  part.o = nullptr;
+  part.lse = nullptr;
+  part.o_stride_l = base_.q_stride_l;
+  part.o_stride_h = base_.q_stride_h;
+  part.o_stride_b = base_.q_stride_b;
+  plan.grid = {grid_.x, grid_.y, uint32_t(grid_.z * splits_)};
+  plan.block = block_;
+  plan.dynamic_shared_bytes = dynamic_shared_bytes_;
+  plan.scratch_bytes = partial_o_bytes_ + partial_lse_bytes_;
+  const size_t at = plan.args.Add(part);
+  plan.scratch_pointers.push_back({at + offsetof(SparseAttnParams, o), 0});
+  plan.scratch_pointers.push_back({at + offsetof(SparseAttnParams, lse), partial_o_bytes_});
+  AddTensorMaps(part, plan);
+
+  // The combine pass, into the caller's o and lse. The tensor copies'
+  // kernel takes its maps argument, unread there.
+  LaunchPlan& combine = *(plan.next = std::make_unique<LaunchPlan>());
+  SparseAttnParams merge = p;
+  merge.combine = 1;
+  combine.grid = combine_grid_;
+  combine.block = block_;
+  const size_t merge_at = combine.args.Add(merge);
+  combine.scratch_pointers.push_back({merge_at + offsetof(SparseAttnParams, o_partial), 0});
+  combine.scratch_pointers.push_back(
+      {merge_at + offsetof(SparseAttnParams, lse_partial), partial_o_bytes_});
+  if (!maps_.empty()) combine.args.Add(SparseAttnTensorMaps{});
+}
+
+void SparseAttnPlanner::AddTensorMaps(const SparseAttnParams& p, LaunchPlan& plan) const {
   if (!maps_.empty()) {
     const size_t at = plan.args.Add(SparseAttnTensorMaps{});
     const void* const bases[] = {p.q, p.k, p.v, p.o};
@@ -747,7 +879,6 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
       for (int i = 0; i < 3; ++i) r.strides[i] = uint64_t(strides[m.operand][i] * elem_);
     }
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<const LaunchPlanner>> SparseAttnTemplate::NewLaunchPlanner(
@@ -757,7 +888,7 @@ absl::StatusOr<std::unique_ptr<const LaunchPlanner>> SparseAttnTemplate::NewLaun
   JITK_ASSIGN_OR_RETURN(const int64_t waves, ConfigValue(config, "WAVES"));
   JITK_ASSIGN_OR_RETURN(const int64_t stages, ConfigValue(config, "STAGES"));
   return std::make_unique<const SparseAttnPlanner>(LaunchArguments(), shape, arch, bm, bn, waves,
-                                                   stages);
+                                                   stages, KvSplits(config));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "jitk/kernel.h"
 #include "lib/backend/backend.h"
+#include "lib/internal/launch_scratch.h"
 #include "lib/kernel_template.h"
 
 namespace jitk {
@@ -23,6 +24,7 @@ struct Kernel::Impl {
   std::unique_ptr<internal::Module> module;
   internal::FunctionHandle function = nullptr;
   std::unique_ptr<const internal::LaunchPlanner> planner;
+  std::unique_ptr<internal::LaunchScratch> scratch;  // for plans that ask for it
 };
 
 namespace internal {

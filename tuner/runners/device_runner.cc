@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -137,7 +138,7 @@ absl::Status DeviceRunner::Fill() {
 }
 
 absl::StatusOr<CheckResult> DeviceRunner::Validate(const Kernel& kernel,
-                                                   const jitk::internal::LaunchPlan& plan) {
+                                                   jitk::internal::LaunchPlan& plan) {
   const std::vector<BufferSpec>& specs = problem_.buffers();
   for (size_t b = 0; b < specs.size(); ++b) {
     if (specs[b].output)
@@ -145,11 +146,8 @@ absl::StatusOr<CheckResult> DeviceRunner::Validate(const Kernel& kernel,
   }
   jitk::internal::Backend& backend = jitk::internal::KernelBackend(kernel);
   const int ordinal = device_.info().backend_ordinal;
-  if (plan.grid.x > 0 && plan.grid.y > 0 && plan.grid.z > 0) {
-    jitk::internal::LaunchPlan& p = const_cast<jitk::internal::LaunchPlan&>(plan);
-    JITK_RETURN_IF_ERROR(backend.Launch(ordinal, kernel.impl()->function, p.grid, p.block,
-                                        p.dynamic_shared_bytes, nullptr, p.args.pointers()));
-  }
+  JITK_RETURN_IF_ERROR(
+      jitk::internal::LaunchPlanned(backend, ordinal, kernel.impl()->function, plan, nullptr));
   JITK_RETURN_IF_ERROR(device_.Synchronize());
 
   CheckResult total;
@@ -216,6 +214,16 @@ CandidateResult DeviceRunner::Measure(Prepared prepared, double best_ms) {
     if (!encoded.ok()) return fail(Outcome::kRuntimeFailed, "tensor maps", encoded);
     plans.push_back(std::move(plan));
   }
+  // One scratch serves every plan: the launches run one after another.
+  size_t scratch_bytes = 0;
+  for (const auto& plan : plans) scratch_bytes = std::max(scratch_bytes, plan->scratch_bytes);
+  std::optional<DeviceBuffer> scratch;
+  if (scratch_bytes > 0) {
+    absl::StatusOr<DeviceBuffer> buffer = device_.Allocate(scratch_bytes);
+    if (!buffer.ok()) return fail(Outcome::kRuntimeFailed, "scratch", buffer.status());
+    scratch = *std::move(buffer);
+    for (const auto& plan : plans) jitk::internal::BindScratch(*plan, scratch->data());
+  }
 
   absl::StatusOr<CheckResult> check = Validate(*kernel, *plans[0]);
   if (!check.ok()) return fail(Outcome::kRuntimeFailed, "validation launch", check.status());
@@ -232,9 +240,8 @@ CandidateResult DeviceRunner::Measure(Prepared prepared, double best_ms) {
   auto batch = [&](int launches) -> absl::StatusOr<double> {
     return backend.TimeMs(ordinal, nullptr, [&]() -> absl::Status {
       for (int i = 0; i < launches; ++i) {
-        jitk::internal::LaunchPlan& p = *plans[cursor++ % plans.size()];
-        JITK_RETURN_IF_ERROR(backend.Launch(ordinal, function, p.grid, p.block,
-                                            p.dynamic_shared_bytes, nullptr, p.args.pointers()));
+        JITK_RETURN_IF_ERROR(jitk::internal::LaunchPlanned(
+            backend, ordinal, function, *plans[cursor++ % plans.size()], nullptr));
       }
       return absl::OkStatus();
     });

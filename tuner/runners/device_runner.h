@@ -48,8 +48,7 @@ class DeviceRunner final : public Runner {
   absl::Status Allocate();
   absl::Status Fill();
   // Poisons, launches on set 0, compares. OK or the mismatch.
-  absl::StatusOr<CheckResult> Validate(const Kernel& kernel,
-                                       const jitk::internal::LaunchPlan& plan);
+  absl::StatusOr<CheckResult> Validate(const Kernel& kernel, jitk::internal::LaunchPlan& plan);
 
   const jitk::internal::KernelTemplate& template_;
   Shape shape_;

@@ -283,6 +283,8 @@ class CudaBackend final : public Backend {
   absl::StatusOr<void*> Allocate(int device, size_t bytes) override {
     if (bytes == 0) return nullptr;
     JITK_RETURN_IF_ERROR(Activate(device).status());
+    // A kernel's first launch that needs scratch memory may be captured.
+    RelaxedCaptureMode relaxed(api_->cuThreadExchangeStreamCaptureMode);
     CUdeviceptr pointer = 0;
     CUresult result = api_->cuMemAlloc_v2(&pointer, bytes);
     if (result != CUDA_SUCCESS) {

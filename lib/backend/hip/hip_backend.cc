@@ -355,6 +355,8 @@ absl::Status HipBackend::Launch(int device, FunctionHandle function, Dim3 grid, 
 
 absl::StatusOr<void*> HipBackend::Allocate(int device, size_t bytes) {
   JITK_ASSIGN_OR_RETURN(const HipRuntimeApi* hip, UseDevice(device));
+  // A kernel's first launch that needs scratch memory may be captured.
+  HipRelaxedCaptureMode relaxed(hip->hipThreadExchangeStreamCaptureMode);
   void* pointer = nullptr;
   JITK_RETURN_IF_ERROR(hip->Check(hip->hipMalloc(&pointer, bytes),
                                   absl::StrCat("hipMalloc(", bytes, " bytes) on device ", device)));

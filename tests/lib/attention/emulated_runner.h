@@ -126,16 +126,26 @@ inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const Ra
   }
 }
 
-// Runs the planned launch on the emulator and checks the outputs.
+// The kernel's body for one planned launch (a split launch has two).
+using EmulatedBody = std::function<std::function<void()>(const internal::LaunchPlan&)>;
+
+// Runs the planned launch and any next ones on the emulator, with scratch
+// memory where the plan asks for it, and checks the outputs.
 inline void FinishEmulated(const EmulatedRun& run, const BlockMask& mask, EmulatedLaunch& launch,
-                           const std::function<void()>& body) {
-  const internal::LaunchPlan& plan = launch.plan;
+                           const EmulatedBody& body) {
+  // Poisoned: the combine pass reads only what the split pass wrote.
+  std::vector<double> scratch((launch.plan.scratch_bytes + 7) / 8,
+                              std::numeric_limits<double>::quiet_NaN());
+  internal::BindScratch(launch.plan, scratch.data());
   simt::WarpgroupMma::Get().Reset();
-  const std::string error = simt::Emulator::Get().Launch(
-      {plan.grid.x, plan.grid.y, plan.grid.z}, int(plan.block.x), launch.wave_size, body);
-  ASSERT_EQ(error, "");
-  ASSERT_FALSE(simt::WarpgroupMma::Get().InFlight())
-      << "the last block ended with wgmma groups nobody waited for";
+  for (const internal::LaunchPlan* plan = &launch.plan; plan != nullptr; plan = plan->next.get()) {
+    const std::string error = simt::Emulator::Get().Launch(
+        {plan->grid.x, plan->grid.y, plan->grid.z}, int(plan->block.x), launch.wave_size,
+        body(*plan));
+    ASSERT_EQ(error, "");
+    ASSERT_FALSE(simt::WarpgroupMma::Get().InFlight())
+        << "the last block ended with wgmma groups nobody waited for";
+  }
   const double scale = run.scale > 0 ? run.scale : 1.0 / std::sqrt(double(run.problem.head_dim));
   ExpectMatchesReference(run.expected_name, run.problem, mask, scale, launch.q, launch.k,
                          launch.v, launch.o, launch.lse);
@@ -150,7 +160,10 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
   Params params;
   std::memcpy(&params, launch.plan.args.pointers()[0], sizeof(Params));
   if (run.expected_tile_order >= 0) ASSERT_EQ(params.tile_order, run.expected_tile_order);
-  FinishEmulated(run, mask, launch, [&] { kernel(params); });
+  FinishEmulated(run, mask, launch, [&](const internal::LaunchPlan& plan) {
+    std::memcpy(&params, plan.args.pointers()[0], sizeof(Params));
+    return [&] { kernel(params); };
+  });
 }
 
 // A kernel that takes tensor maps as its second argument.
@@ -163,9 +176,11 @@ void RunEmulated(void (*kernel)(const Params&, const Maps&), const EmulatedRun& 
   ASSERT_FALSE(launch.plan.tensor_maps.empty());
   Params params;
   Maps maps;
-  std::memcpy(&params, launch.plan.args.pointers()[0], sizeof(Params));
-  std::memcpy(&maps, launch.plan.args.pointers()[1], sizeof(Maps));
-  FinishEmulated(run, mask, launch, [&] { kernel(params, maps); });
+  FinishEmulated(run, mask, launch, [&](const internal::LaunchPlan& plan) {
+    std::memcpy(&params, plan.args.pointers()[0], sizeof(Params));
+    std::memcpy(&maps, plan.args.pointers()[1], sizeof(Maps));
+    return [&] { kernel(params, maps); };
+  });
 }
 
 }  // namespace jitk::attn_test

@@ -32,12 +32,12 @@ using Maps = jitk_emu32::SparseAttnTensorMaps;
 
 // sparse_attn_tma_fwd's block on a shared-memory buffer of the emulator's:
 // the entry point itself takes dynamic shared memory, which g++ has not.
-template <int BM, int BN, int W, int S, int D, typename T, int MASK>
+template <int BM, int BN, int W, int S, int D, typename T, int MASK, bool SPLIT = false>
 void MmaTmaFwd(const E& p, const Maps& maps) {
   namespace attn = jitk_emu32::attn;
   constexpr int kSmem = attn::SmemBytes(attn::kEngineMma, BM, BN, S, D, int(sizeof(T)));
   alignas(128) static char smem[kSmem];
-  attn::mma_tma_block<BM, BN, W, S, D, T, MASK>(p, maps, smem);
+  attn::mma_tma_block<BM, BN, W, S, D, T, MASK, SPLIT>(p, maps, smem);
 }
 
 // Every engine's element mask (row_keys / key_visible) keeps exactly the
@@ -287,6 +287,47 @@ TEST(EmulatedWave32Test, MmaF16StridedPerHead) {
   EmulatedRun run{Make(DType::kF16, 4, 2, 120, 120, 32), Config(16, 16, 1, 2), "sm_80",
                   "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 1, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 1, 1>, run, *mask);
+}
+
+// Key-range splits (sparse_attn_split.h): the split pass's partial results
+// in the plan's scratch, merged by the combine pass. A decode step (one
+// query row, grouped heads, two batches) whose 19 key tiles share out
+// unevenly over 4 ranges, and over 32, most of them empty; a causal mask
+// whose ranges hold rows that see none of their keys.
+TEST(EmulatedWave32Test, MmaF16KeyRangeSplits) {
+  absl::StatusOr<BlockMask> decode = BlockMask::Dense(1, 300, 32);
+  ASSERT_TRUE(decode.ok()) << decode.status();
+  for (int splits : {4, 32}) {
+    SCOPED_TRACE(splits);
+    KernelConfig config = Config(16, 16, 1, 2);
+    config["KV_SPLITS"] = splits;
+    EmulatedRun run{Make(DType::kF16, 4, 2, 1, 300, 64), config, "sm_80",
+                    "jitk::sparse_attn_split_fwd<16, 16, 1, 2, 64, jitk::f16, 0, 1>"};
+    run.problem.batch = 2;
+    RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 2, 64, jitk_emu32::f16, 0, 1>,
+                   run, *decode);
+    run.arch = "sm_90";
+    run.expected_name = "jitk::sparse_attn_tma_split_fwd<16, 16, 1, 2, 64, jitk::f16, 0>";
+    RunEmulated<E, Maps>(&MmaTmaFwd<16, 16, 1, 2, 64, jitk_emu32::f16, 0, true>, run, *decode);
+  }
+  absl::StatusOr<BlockMask> causal = BlockMask::Causal(100, 100, 32);
+  ASSERT_TRUE(causal.ok()) << causal.status();
+  KernelConfig config = Config(32, 32, 2, 2);
+  config["KV_SPLITS"] = 3;
+  EmulatedRun run{Make(DType::kF16, 2, 1, 100, 100, 64), config, "sm_80",
+                  "jitk::sparse_attn_split_fwd<32, 32, 2, 2, 64, jitk::f16, 1, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<32, 32, 2, 2, 64, jitk_emu32::f16, 1, 1>, run,
+                 *causal);
+}
+
+TEST(EmulatedWave32Test, FmaF32KeyRangeSplitsSlidingWindow) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(40, 200, 30, 4, true, 16);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(16, 16, 1, 1);
+  config["KV_SPLITS"] = 2;
+  EmulatedRun run{Make(DType::kF32, 2, 2, 40, 200, 32), config, "sm_80",
+                  "jitk::sparse_attn_split_fwd<16, 16, 1, 1, 32, float, 2, 0>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 1, 32, float, 2, 0>, run, *mask);
 }
 
 TEST(EmulatedWave32Test, MmaTmaF16CausalGqaOddLengths) {

@@ -97,6 +97,25 @@ TEST(EmulatedWave64Test, MfmaF16DecodeOneQueryRow) {
                  *mask);
 }
 
+// The same step split over key ranges (sparse_attn_split.h), staged and
+// unstaged: 10 key tiles of 32 over 4 ranges, two batches.
+TEST(EmulatedWave64Test, MfmaBf16DecodeKeyRangeSplits) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(1, 300, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(64, 32, 2, 2);
+  config["KV_SPLITS"] = 4;
+  EmulatedRun run{Make(DType::kBF16, 4, 2, 1, 300, 64), config, "gfx90a",
+                  "jitk::sparse_attn_split_fwd<64, 32, 2, 2, 64, jitk::bf16, 0, 2>"};
+  run.problem.batch = 2;
+  RunEmulated<E>(&jitk_emu64::sparse_attn_split_fwd<64, 32, 2, 2, 64, jitk_emu64::bf16, 0, 2>,
+                 run, *mask);
+  config["STAGES"] = 1;
+  run.config = config;
+  run.expected_name = "jitk::sparse_attn_split_fwd<64, 32, 2, 1, 64, jitk::bf16, 0, 2>";
+  RunEmulated<E>(&jitk_emu64::sparse_attn_split_fwd<64, 32, 2, 1, 64, jitk_emu64::bf16, 0, 2>,
+                 run, *mask);
+}
+
 // Staged, unvalidated block lists: a query block with none (zeros, LSE
 // -inf) and indices past the keys (read as masked keys). One wave at
 // d = 128 stores two 4 x 8 units of V^T per thread.

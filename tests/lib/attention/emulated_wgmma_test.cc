@@ -31,13 +31,11 @@ using jitk_emu_wgmma::f16;
 // The blocks on a shared-memory buffer of the emulator's, aligned as the
 // kernels declare theirs (the swizzle's 1 KiB atoms): the entry points take
 // dynamic shared memory, which g++ has not.
-template <int BM, int BN, int W, int S, int D, typename T, int MASK>
+template <int BM, int BN, int W, int S, int D, typename T, int MASK, bool SPLIT = false>
 void WgmmaFwd(E p) {
   constexpr int kSmem = attn::SmemBytes(attn::kEngineWgmma, BM, BN, S, D, int(sizeof(T)));
   alignas(1024) static char smem[kSmem];
-  typedef typename attn::EngineSelect<attn::kEngineWgmma, BM, BN, W, S, D, T, MASK>::type Engine;
-  attn::attention_tile<Engine, MASK>(
-      p, smem, reinterpret_cast<attn::TileSlot*>(smem + kSmem - S * attn::kTileSlotBytes));
+  attn::fwd_block<BM, BN, W, S, D, T, MASK, attn::kEngineWgmma, SPLIT>(p, smem);
 }
 
 template <int BM, int BN, int W, int S, int D, typename T, int MASK>
@@ -70,6 +68,18 @@ TEST(EmulatedWgmmaTest, Bf16DenseHeadDim128) {
 // O out through a K buffer by tensor stores. Three blocks walk the query
 // tiles of two batches and two heads, so the ring and the barriers' phases
 // run on across query tiles.
+// A decode step split over key ranges (sparse_attn_split.h): the split
+// pass's 64-row tiles of one query row each, then the combine pass.
+TEST(EmulatedWgmmaTest, F16DecodeKeyRangeSplits) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Dense(1, 1000, 64);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(64, 64, 4, 2);
+  config["KV_SPLITS"] = 4;
+  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 128), config, "sm_90a",
+                  "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 128, jitk::f16, 0, 3>"};
+  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 128, f16, 0, true>, run, *mask);
+}
+
 TEST(EmulatedWgmmaTest, WsF16CausalGqaPersistent) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(300, 300, 128);
   ASSERT_TRUE(mask.ok()) << mask.status();

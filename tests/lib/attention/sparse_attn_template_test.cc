@@ -113,63 +113,121 @@ TEST(SparseAttnTemplateTest, DefaultConfigAlwaysValid) {
   }
 }
 
+// AttnShape with enough query tiles to fill any GPU: no key-range split.
+Shape LongShape(DType dtype, int d = 128, int layout = 1, int64_t block = 128) {
+  return AttnShape(dtype, d, layout, block).Set("b", 16);
+}
+
 TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
   // mma.sync: 64-key tiles, one pass each, for every mask.
   for (AttentionLayout layout :
        {AttentionLayout::kCausal, AttentionLayout::kDense, AttentionLayout::kSlidingWindow}) {
-    KernelConfig c = T().DefaultConfig(AttnShape(DType::kBF16, 128, int(layout)), Arch("sm_90"));
+    KernelConfig c = T().DefaultConfig(LongShape(DType::kBF16, 128, int(layout)), Arch("sm_90"));
     EXPECT_EQ(KernelConfigToString(c), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4")
         << AttentionLayoutName(layout);
   }
   // Two 128x64 blocks (102 KiB each at d=128) do not fit Ampere's 164 KiB:
   // 128x32 (68 KiB) keeps two blocks per SM; at d=64 128x64 fits twice.
-  KernelConfig ampere = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_80"));
+  KernelConfig ampere = T().DefaultConfig(LongShape(DType::kF16), Arch("sm_80"));
   EXPECT_EQ(KernelConfigToString(ampere), "BLOCK_M=128,BLOCK_N=32,STAGES=2,WAVES=4");
-  KernelConfig ampere64 = T().DefaultConfig(AttnShape(DType::kF16, 64), Arch("sm_80"));
+  KernelConfig ampere64 = T().DefaultConfig(LongShape(DType::kF16, 64), Arch("sm_80"));
   EXPECT_EQ(KernelConfigToString(ampere64), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
-  KernelConfig cdna = T().DefaultConfig(AttnShape(DType::kF16), Arch("gfx90a"));
+  KernelConfig cdna = T().DefaultConfig(LongShape(DType::kF16), Arch("gfx90a"));
   EXPECT_EQ(KernelConfigToString(cdna), "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   // 64-token mask blocks: at d = 128 64x64's registers would leave one wave
   // per SIMD, so 64x32 (two per SIMD, four blocks' LDS) comes first.
   KernelConfig cdna64 =
-      T().DefaultConfig(AttnShape(DType::kF16, 128, 1, 64), Arch("gfx942"));
+      T().DefaultConfig(LongShape(DType::kF16, 128, 1, 64), Arch("gfx942"));
   EXPECT_EQ(KernelConfigToString(cdna64), "BLOCK_M=64,BLOCK_N=32,STAGES=2,WAVES=2");
-  KernelConfig cdna64d64 = T().DefaultConfig(AttnShape(DType::kF16, 64, 1, 64), Arch("gfx942"));
+  KernelConfig cdna64d64 = T().DefaultConfig(LongShape(DType::kF16, 64, 1, 64), Arch("gfx942"));
   EXPECT_EQ(KernelConfigToString(cdna64d64), "BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=2");
   // 64-token blocks at d = 96: 64x32 holds two waves per SIMD where 64x64's
   // LDS would leave fewer blocks.
   EXPECT_EQ(
-      KernelConfigToString(T().DefaultConfig(AttnShape(DType::kF16, 96, 1, 64), Arch("gfx942"))),
+      KernelConfigToString(T().DefaultConfig(LongShape(DType::kF16, 96, 1, 64), Arch("gfx942"))),
       "BLOCK_M=64,BLOCK_N=32,STAGES=2,WAVES=2");
   // d = 160: one wave per SIMD whatever the tiles (AGPR accumulators), so the
   // 128-row tile keeps its place.
-  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(AttnShape(DType::kF16, 160), Arch("gfx942"))),
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(LongShape(DType::kF16, 160), Arch("gfx942"))),
             "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   // gfx908 (CDNA1, separate AGPR file): staged 128x64 as on its successors.
-  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(AttnShape(DType::kF16, 64), Arch("gfx908"))),
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(LongShape(DType::kF16, 64), Arch("gfx908"))),
             "BLOCK_M=128,BLOCK_N=64,STAGES=2,WAVES=4");
   // d = 256: no staged tile fits the registers, and four waves still run.
-  KernelConfig cdna256 = T().DefaultConfig(AttnShape(DType::kF16, 256), Arch("gfx942"));
+  KernelConfig cdna256 = T().DefaultConfig(LongShape(DType::kF16, 256), Arch("gfx942"));
   EXPECT_EQ(KernelConfigToString(cdna256), "BLOCK_M=128,BLOCK_N=32,STAGES=1,WAVES=4");
   // Phi-3-small's block 64 limits BLOCK_M.
-  KernelConfig phi3 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
+  KernelConfig phi3 = T().DefaultConfig(LongShape(DType::kBF16, 128, 4, 64), Arch("sm_90"));
   EXPECT_EQ(phi3.at("BLOCK_M"), 64);
   // sm_90a: warp-specialized, two computing warpgroups and a copying one,
   // sliding windows included; where 128-row tiles do not divide the blocks,
   // one computing warpgroup, two blocks per SM.
-  KernelConfig wgmma = T().DefaultConfig(AttnShape(DType::kF16), Arch("sm_90a"));
+  KernelConfig wgmma = T().DefaultConfig(LongShape(DType::kF16), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(wgmma), "BLOCK_M=128,BLOCK_N=128,STAGES=3,WAVES=12");
   KernelConfig sliding = T().DefaultConfig(
-      AttnShape(DType::kF16, 128, int(AttentionLayout::kSlidingWindow)), Arch("sm_90a"));
+      LongShape(DType::kF16, 128, int(AttentionLayout::kSlidingWindow)), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(sliding), "BLOCK_M=128,BLOCK_N=128,STAGES=3,WAVES=12");
-  KernelConfig block64 = T().DefaultConfig(AttnShape(DType::kBF16, 128, 4, 64), Arch("sm_90a"));
+  KernelConfig block64 = T().DefaultConfig(LongShape(DType::kBF16, 128, 4, 64), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(block64), "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
   KernelConfig sliding64 = T().DefaultConfig(
-      AttnShape(DType::kBF16, 128, int(AttentionLayout::kSlidingWindow), 64), Arch("sm_90a"));
+      LongShape(DType::kBF16, 128, int(AttentionLayout::kSlidingWindow), 64), Arch("sm_90a"));
   EXPECT_EQ(KernelConfigToString(sliding64), "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
   EXPECT_EQ(attn::WgmmaBlocksPerSm(
                 64, attn::SmemBytes(attn::kEngineWgmma, 64, 64, 3, 128, DTypeSize(DType::kBF16))),
             2);
+}
+
+// A decode step (one query row per head, B * H = 32) splits its key range
+// where the tiles allow it: on sm_90a the warp-specialized tiles (one
+// persistent grid) yield to one warpgroup of 64 rows. The split fills at
+// most the blocks the GPU holds at once, and the tuner sweeps it.
+Shape DecodeShape(int64_t lk) {
+  return Shape(DType::kF16)
+      .Set("b", 1).Set("hq", 32).Set("hkv", 8).Set("lq", 1).Set("lk", lk).Set("d", 128)
+      .Set("layout", 0).Set("mask", 0);
+}
+
+TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
+  for (const char* name : {"sm_90a", "sm_90", "sm_80", "gfx942"}) {
+    SCOPED_TRACE(name);
+    const ArchInfo arch = Arch(name);
+    const KernelConfig config = T().DefaultConfig(DecodeShape(32768), arch);
+    ASSERT_THAT(T().ValidateConfig(config, DecodeShape(32768), arch), IsOk());
+    ASSERT_TRUE(config.contains("KV_SPLITS")) << KernelConfigToString(config);
+    const int64_t splits = config.at("KV_SPLITS");
+    EXPECT_GE(splits, 2);
+    EXPECT_LE(32 * splits, 4 * arch.compute_units) << KernelConfigToString(config);
+    absl::StatusOr<std::string> expression = T().NameExpression(config, DecodeShape(32768), arch);
+    ASSERT_TRUE(expression.ok()) << expression.status();
+    EXPECT_THAT(*expression, ::testing::HasSubstr("split_fwd<"));
+    // The tuner sweeps the split.
+    bool swept = false;
+    for (const TunableParam& param : T().SearchSpace(DecodeShape(32768), arch)) {
+      swept = swept || (param.name == "KV_SPLITS" && param.values.size() > 2);
+    }
+    EXPECT_TRUE(swept);
+    // A few key tiles are not shared out; a long launch has no split.
+    EXPECT_FALSE(T().DefaultConfig(DecodeShape(64), arch).contains("KV_SPLITS"));
+    EXPECT_FALSE(T().DefaultConfig(LongShape(DType::kF16), arch).contains("KV_SPLITS"));
+  }
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(DecodeShape(32768), Arch("sm_90a"))),
+            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=8,STAGES=1,WAVES=4");
+}
+
+TEST(SparseAttnTemplateTest, KvSplitsAreChecked) {
+  const Shape decode = DecodeShape(4096);
+  const ArchInfo arch = Arch("sm_90a");
+  KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
+  ASSERT_THAT(T().ValidateConfig(ws, decode, arch), IsOk());
+  ws["KV_SPLITS"] = 4;
+  EXPECT_THAT(T().ValidateConfig(ws, decode, arch).message(),
+              ::testing::HasSubstr("persistent grid does not split key ranges"));
+  KernelConfig one = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  for (int64_t bad : {0, 65}) {
+    one["KV_SPLITS"] = bad;
+    EXPECT_THAT(T().ValidateConfig(one, decode, arch).message(),
+                ::testing::HasSubstr("KV_SPLITS must be in [1, 64]"));
+  }
 }
 
 // The second compile after spills drops the request of two waves per SIMD,

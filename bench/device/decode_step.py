@@ -1,0 +1,78 @@
+"""GPU time of one decode step (a few query rows against a long K / V cache):
+jitk.sparse_attn over a dense block mask against SDPA with grouped heads.
+
+Each kernel's calls are captured into a CUDA graph and replayed, so the
+figures are the GPU's time per call without the host's launch cost. Prints,
+per shape, microseconds per call (minimum and median over the passes), the
+K / V bytes read per microsecond (GB/s, each K / V element once) and
+jitk / SDPA time; the parity of the two outputs is checked first.
+
+usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
+           [--shapes B,HQ,HKV,LQ,LK;...]
+"""
+
+import argparse
+import statistics
+
+import torch
+import jitk
+from torch.nn.attention.flex_attention import create_block_mask
+
+DEFAULT_SHAPES = "1,32,8,1,4096;1,32,8,1,32768;8,32,8,1,8192;4,32,32,1,16384;1,32,8,4,32768"
+
+
+def replay_us(fn, calls, passes):
+    for _ in range(3):  # compile, load, warm up outside the capture
+        fn()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    samples = []
+    for _ in range(passes):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        torch.cuda.synchronize()
+        samples.append(start.elapsed_time(end) * 1e3 / calls)
+    return min(samples), statistics.median(samples)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--passes", type=int, default=7)
+    parser.add_argument("--dtype", default="float16")
+    parser.add_argument("--shapes", default=DEFAULT_SHAPES)
+    args = parser.parse_args()
+    dtype = getattr(torch, args.dtype)
+    d = 128
+    print("# {} {}, d={}, graph replay of {} calls, {} passes".format(
+        torch.cuda.get_device_name(), args.dtype, d, args.calls, args.passes))
+    print("{:>20} {:>10} {:>10} {:>9} {:>9} {:>10} {:>9}".format(
+        "B,HQ,HKV,LQ,LK", "jitk_us", "sdpa_us", "jitk_GB/s", "sdpa_GB/s", "jitk/sdpa", "cosine"))
+    for text in args.shapes.split(";"):
+        b, hq, hkv, lq, lk = (int(x) for x in text.split(","))
+        q = torch.randn(b, hq, lq, d, device="cuda", dtype=dtype)
+        k, v = (torch.randn(b, hkv, lk, d, device="cuda", dtype=dtype) for _ in range(2))
+        out = torch.empty_like(q)
+        mask = create_block_mask(lambda b_, h_, qi, ki: qi >= 0, None, None, lq, lk,
+                                 device="cuda", BLOCK_SIZE=128)
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="none", out=out)
+        run_sdpa = lambda: sdpa(q, k, v, enable_gqa=True)
+        run_jitk()
+        parity = jitk.parity(out, sdpa(q.float(), k.float(), v.float(), enable_gqa=True),
+                             name="decode", verbose=False)
+        jitk_us = replay_us(run_jitk, args.calls, args.passes)
+        sdpa_us = replay_us(run_sdpa, args.calls, args.passes)
+        kv_bytes = 2 * b * hkv * lk * d * q.element_size()
+        print("{:>20} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>10.2f} {:>9.7f}   (median {:.2f} / {:.2f})".format(
+            text, jitk_us[0], sdpa_us[0], kv_bytes / jitk_us[0] / 1e3, kv_bytes / sdpa_us[0] / 1e3,
+            jitk_us[0] / sdpa_us[0], parity["cosine"], jitk_us[1], sdpa_us[1]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+// sparse_attn_split.h — attention over key ranges computed apart (the
+// kernels' SPLIT instances, KV_SPLITS > 1 on the host), for launches with
+// too few query tiles to fill the GPU: a decode step's one query row per
+// head against a long K / V cache.
+//
+// A split launch is two passes of one kernel. The split pass runs a grid
+// whose z spans batch * kv_splits: block z computes range z / batch of the
+// key tiles of its query tile, for batch z % batch, as an unsplit kernel
+// computes all of them, and writes O and LSE of that range to the partial
+// results (p.o and p.lse point there, "batch" z of [kv_splits * batch,
+// heads_q, len_q]). The combine pass (p.combine) merges each row's ranges
+// by their LSE into the caller's o and lse; a range that saw no key (LSE
+// -inf) weighs nothing.
+#pragma once
+
+#include "prelude.h"
+#include "sparse_attn_common.h"
+#include "sparse_attn_params.h"
+
+namespace jitk {
+namespace attn {
+
+// The query tile, head and input batch of a block of a split or unsplit
+// grid, and the "batch" its results go to: z itself when split.
+template <int BLOCK_M, int MASK, bool SPLIT>
+JITK_DEVICE GridTile split_grid_tile(const SparseAttnParams& p) {
+  GridTile g = grid_tile<BLOCK_M, MASK>(p);
+  if (SPLIT) g.b = g.b % p.batch;
+  return g;
+}
+template <bool SPLIT>
+JITK_DEVICE int output_batch(int b) {
+  return SPLIT ? int(blockIdx.z) : b;
+}
+
+// The key tiles of this block's range: every one unsplit.
+template <bool SPLIT>
+JITK_DEVICE void keep_split_range(const SparseAttnParams& p, KvSchedule* sched) {
+  if (!SPLIT) return;
+  const int range = int(blockIdx.z) / p.batch;
+  const int first = int(i64(range) * sched->n_tiles / p.kv_splits);
+  sched->n_tiles = int(i64(range + 1) * sched->n_tiles / p.kv_splits) - first;
+  sched->first = first;
+}
+
+// The combine pass: block (x, h, b) merges rows [x * kRows, (x + 1) * kRows)
+// of head h, batch b, each thread four columns of a row at a time.
+template <int HEAD_DIM, int THREADS, typename T>
+JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
+  constexpr int kPerRow = HEAD_DIM / 4;
+  constexpr int kRows = CombineRowsPerBlock(HEAD_DIM, THREADS);
+  const int h = int(blockIdx.y), b = int(blockIdx.z);
+  const i64 range_rows = i64(p.batch) * p.heads_q * p.len_q;  // rows of one key range
+  T* o = output_rows<T>(p, b, h);
+  float* lse = lse_rows(p, b, h);
+  for (int c = int(threadIdx.x); c < kRows * kPerRow; c += THREADS) {
+    const int r = c / kPerRow;
+    const int col = (c - r * kPerRow) * 4;
+    const int row = int(blockIdx.x) * kRows + r;
+    if (row >= p.len_q) continue;
+    const i64 first = (i64(b) * p.heads_q + h) * p.len_q + row;  // in range 0
+    float m = neg_inf();
+    for (int s = 0; s < p.kv_splits; ++s) m = fmaxf(m, p.lse_partial[first + s * range_rows]);
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+    float sum = 0.f;
+    if (m != neg_inf()) {
+      for (int s = 0; s < p.kv_splits; ++s) {
+        const i64 at = first + s * range_rows;
+        const float w = exp2f((p.lse_partial[at] - m) * (1.f / kLn2));
+        const F4 part = load4<T>(static_cast<const T*>(p.o_partial) + at * HEAD_DIM + col);
+        sum += w;
+        for (int e = 0; e < 4; ++e) acc[e] = fmaf(w, part.v[e], acc[e]);
+      }
+    }
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    store4<T>(o + i64(row) * p.o_stride_l + col, acc[0] * inv, acc[1] * inv, acc[2] * inv,
+              acc[3] * inv);
+    if (lse != nullptr && col == 0) lse[row] = sum > 0.f ? m + log2f(sum) * kLn2 : neg_inf();
+  }
+}
+
+}  // namespace attn
+}  // namespace jitk
