@@ -162,6 +162,12 @@ int64_t KvSplits(const KernelConfig& config) {
   return it == config.end() ? 1 : it->second;
 }
 
+// Query rows up to which a launch splits its key ranges by default: a
+// decode step, or a few rows of one. Longer launches with few query tiles
+// (a short prefill at batch 1) are left to the tuner, which sweeps
+// KV_SPLITS wherever 64-row tiles leave SMs idle.
+constexpr int64_t kMaxSplitQueryRows = 64;
+
 // The split a launch of these tiles takes by default: ranges are doubled
 // while the launch's blocks fill at most half the blocks the GPU holds at
 // once (a decode step: one query tile per head), so that it fills the GPU
@@ -169,6 +175,7 @@ int64_t KvSplits(const KernelConfig& config) {
 // tiles alone fill it, or where it has too few key tiles to share out.
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
   const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
+  if (lq > kMaxSplitQueryRows) return 1;
   const int64_t blocks = *shape.Get("b") * *shape.Get("hq") * ((lq + t.block_m - 1) / t.block_m);
   const int smem = attn::SmemBytes(engine, int(t.block_m), int(t.block_n), int(t.stages), int(d),
                                    int(DTypeSize(shape.dtype())));
@@ -203,6 +210,14 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // the defaults taken before, 64x64x4x1 and for sliding windows
       // 64x64x4x2: 1.21-1.26x causal, 1.38-1.39x the sliding window,
       // 1.16-1.17x random blocks at 10 %).
+      // Decode steps (a query tile of at most 64 rows; H100 sweeps in
+      // bench/results/2026-12-06-h100-decode/splits/): 64-row tiles, half
+      // the wasted rows of 128-row ones, 1.72x at B = 8; where the key range
+      // splits (B = 1), one computing warpgroup with two stages, 1.33x over
+      // one stage.
+      if (*shape.Get("lq") <= kMaxSplitQueryRows) {
+        return {{64, 64, 8, 3}, {64, 64, 4, 2}, {128, 128, 12, 3}, {64, 64, 4, 1}};
+      }
       if (IsSlidingMask(MaskKindOf(shape))) {
         return {{128, 128, 12, 3}, {64, 64, 8, 3}, {64, 64, 4, 2}};
       }

@@ -203,6 +203,30 @@ class SparseAttnTest(TorchTest):
             r = jitk.parity(got, want, name="decode lq={}".format(lq), verbose=False)
             self.assertGreater(r["cosine"], 0.9999, r)
 
+    def test_decode_steps_on_two_streams_match_sdpa(self):
+        # A decode step splits its key range into scratch memory kept per
+        # stream: two streams computing at once must not share it.
+        lk = 5000
+        mask = self.create_block_mask(lambda b_, h_, qi, ki: qi >= 0, None, None, 1, lk,
+                                      device="cuda")
+        streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+        inputs, outputs = [], []
+        for _ in streams:
+            inputs.append([torch.randn(1, 8, n, 128, device="cuda", dtype=torch.float16)
+                           for n in (1, lk, lk)])
+        torch.cuda.synchronize()
+        for _ in range(3):
+            outputs = []
+            for stream, (q, k, v) in zip(streams, inputs):
+                with torch.cuda.stream(stream):
+                    outputs.append(jitk.sparse_attn(q, k, v, mask, mask="none"))
+        torch.cuda.synchronize()
+        for (q, k, v), got in zip(inputs, outputs):
+            want = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(),
+                                                                    v.double())
+            r = jitk.parity(got, want, name="decode on a stream", verbose=False)
+            self.assertGreater(r["cosine"], 0.99999, r)
+
     def test_bad_inputs_are_named(self):
         b, h, l, d = 1, 2, 256, 64
         q, k, v = (torch.randn(b, h, l, d, device="cuda", dtype=torch.float16) for _ in range(3))
@@ -271,6 +295,27 @@ class SparseAttnTest(TorchTest):
         # A dtype and head dim no other test uses: the kernel compiles and
         # loads during the capture, outside the graph.
         self._replays_in_a_cuda_graph(640, 64, torch.bfloat16, warm_up=False)
+
+    def test_a_split_decode_step_first_called_inside_a_capture_replays(self):
+        # The split launch's scratch for the capture's stream is allocated
+        # during the capture (outside the graph); both passes are captured.
+        lk = 3000
+        q = torch.randn(1, 4, 1, 64, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(1, 4, lk, 64, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        mask = self.create_block_mask(lambda b_, h_, qi, ki: qi >= 0, None, None, 1, lk,
+                                      device="cuda")
+        out = torch.empty_like(q)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            jitk.sparse_attn(q, k, v, mask, mask="none", out=out)
+        for _ in range(2):  # new inputs in the captured buffers
+            q.copy_(torch.randn_like(q))
+            graph.replay()
+            torch.cuda.synchronize()
+            want = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(),
+                                                                    v.double())
+            r = jitk.parity(out, want, name="split decode replay", verbose=False)
+            self.assertGreater(r["cosine"], 0.99999, r)
 
     def test_the_torch_example_runs(self):
         example = os.path.join(os.path.dirname(PYTHON_DIR), "examples", "sparse_attn_torch.py")

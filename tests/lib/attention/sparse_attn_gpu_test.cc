@@ -266,6 +266,19 @@ std::vector<Case> AllCases() {
       cases.push_back({AttentionLayout::kCausal, dtype, 64, c, p});
     }
   }
+  // Key-range splits past the defaults' (which split the decode steps
+  // above): uneven ranges; more ranges than key tiles, so some see no key;
+  // a causal diagonal or a window's edge alone in a range.
+  for (int64_t splits : {3, 16}) {
+    for (AttentionLayout layout : {AttentionLayout::kCausal, AttentionLayout::kSlidingWindow}) {
+      KernelConfig c = cfg(64, 64, 4, 2);
+      c["KV_SPLITS"] = splits;
+      const DType dtype = splits == 3 ? DType::kF16 : DType::kBF16;
+      Case sc{layout, dtype, 128, c, BaseProblem(dtype, 128, index++)};
+      if (layout == AttentionLayout::kSlidingWindow) sc.problem.len_k = sc.problem.len_q;
+      cases.push_back(sc);
+    }
+  }
   // The two-m-tile configs (Q re-read from shared memory) at the timed head
   // dim: one pass of 32 or 64 keys per tile, and two of 64.
   for (const KernelConfig& c : {cfg(128, 32, 4, 2), cfg(128, 32, 4, 3), cfg(128, 64, 4, 2),
@@ -426,6 +439,18 @@ TEST(SparseAttnGpuTest, WgmmaEngineOnHopper) {
         cases.push_back(wc);
       }
     }
+  }
+  // Key-range splits with one computing warpgroup: a decode step over many
+  // ranges, a causal prefill over a few.
+  for (int64_t stages : {1, 2}) {
+    KernelConfig c = cfg(64, 64, 4, stages);
+    c["KV_SPLITS"] = stages == 1 ? 8 : 3;
+    const DType dtype = stages == 1 ? DType::kF16 : DType::kBF16;
+    Case decode{AttentionLayout::kDense, dtype, 128, c, BaseProblem(dtype, 128, index++)};
+    decode.problem.len_q = 1;
+    decode.problem.len_k = 3000;
+    cases.push_back(decode);
+    cases.push_back({AttentionLayout::kCausal, dtype, 64, c, BaseProblem(dtype, 64, index++)});
   }
   // More query tiles than SMs, so that each persistent block walks several:
   // the stage ring, the barriers' phases and O stored from a stage run on

@@ -206,12 +206,25 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
       swept = swept || (param.name == "KV_SPLITS" && param.values.size() > 2);
     }
     EXPECT_TRUE(swept);
-    // A few key tiles are not shared out; a long launch has no split.
+    // A few key tiles are not shared out; a long launch has no split; a
+    // short prefill at batch 1 splits only where the tuner says so.
     EXPECT_FALSE(T().DefaultConfig(DecodeShape(64), arch).contains("KV_SPLITS"));
     EXPECT_FALSE(T().DefaultConfig(LongShape(DType::kF16), arch).contains("KV_SPLITS"));
+    const Shape prefill = DecodeShape(1024).Set("lq", 1024).Set("hq", 4).Set("hkv", 4);
+    EXPECT_FALSE(T().DefaultConfig(prefill, arch).contains("KV_SPLITS"));
+    bool prefill_swept = false;
+    for (const TunableParam& param : T().SearchSpace(prefill, arch)) {
+      prefill_swept = prefill_swept || param.name == "KV_SPLITS";
+    }
+    EXPECT_TRUE(prefill_swept);
   }
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(DecodeShape(32768), Arch("sm_90a"))),
-            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=8,STAGES=1,WAVES=4");
+            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=8,STAGES=2,WAVES=4");
+  // Eight times the batch fills the GPU unsplit: one computing warpgroup of
+  // 64 rows, warp-specialized, two blocks per SM.
+  EXPECT_EQ(KernelConfigToString(
+                T().DefaultConfig(DecodeShape(8192).Set("b", 8), Arch("sm_90a"))),
+            "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
 }
 
 TEST(SparseAttnTemplateTest, KvSplitsAreChecked) {
