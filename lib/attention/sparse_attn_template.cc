@@ -162,6 +162,30 @@ int64_t KvSplits(const KernelConfig& config) {
   return it == config.end() ? 1 : it->second;
 }
 
+// Whether a launch of `shape` with tiles that are not warp-specialized
+// takes a grouped-query step's heads as rows of one query tile: the hq / hkv
+// query heads of a K / V head, lq rows each, as hq / hkv * lq rows of one
+// head, so that a tile's K / V is read once per group and a one-row query
+// fills hq / hkv rows of the tile instead of one. Only without an element
+// mask (the rows' positions change) and with every row of a group in the
+// mask's first query block; the launch packs only where the block mask is
+// the same for every head and the rows of q and o are evenly spaced
+// (SparseAttnPlanner::Fill). The warp-specialized engine's tensor maps read
+// q and o unpacked.
+bool PacksGroupedHeads(const Shape& shape, int engine, const Tiles& t) {
+  const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
+  return !WarpSpecialized(engine, t.block_m, t.waves) && MaskKindOf(shape) == attn::kMaskNone &&
+         hq > hkv && hq / hkv * *shape.Get("lq") <= shape.GetOr("block", 128);
+}
+
+// Query tiles of a launch: per (batch, query head), or per (batch, K / V
+// head) where the grouped heads are packed.
+int64_t QueryTiles(const Shape& shape, int64_t block_m, bool packed) {
+  const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv"), lq = *shape.Get("lq");
+  const int64_t heads = packed ? hkv : hq, rows = packed ? hq / hkv * lq : lq;
+  return *shape.Get("b") * heads * ((rows + block_m - 1) / block_m);
+}
+
 // Query rows up to which a launch splits its key ranges by default: a
 // decode step, or a few rows of one. Longer launches with few query tiles
 // (a short prefill at batch 1) are left to the tuner, which sweeps
@@ -176,7 +200,7 @@ constexpr int64_t kMaxSplitQueryRows = 64;
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
   const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   if (lq > kMaxSplitQueryRows) return 1;
-  const int64_t blocks = *shape.Get("b") * *shape.Get("hq") * ((lq + t.block_m - 1) / t.block_m);
+  const int64_t blocks = QueryTiles(shape, t.block_m, PacksGroupedHeads(shape, engine, t));
   const int smem = attn::SmemBytes(engine, int(t.block_m), int(t.block_n), int(t.stages), int(d),
                                    int(DTypeSize(shape.dtype())));
   // The warp-specialized engine's registers are handed over at run time
@@ -382,9 +406,12 @@ class SparseAttnTemplate final : public KernelTemplate {
 
   std::vector<TunableParam> SearchSpace(const Shape& shape, const ArchInfo& arch) const override {
     std::vector<TunableParam> space = TileSearchSpace(SparseAttnEngine(shape, arch), arch);
-    // Key-range splits where 64-row query tiles leave SMs idle.
-    const int64_t lq = *shape.Get("lq"), lk = *shape.Get("lk");
-    if (*shape.Get("b") * *shape.Get("hq") * ((lq + 63) / 64) < std::max(1, arch.compute_units)) {
+    // Key-range splits where 64-row query tiles (grouped heads packed where
+    // they can be) leave SMs idle.
+    const int64_t lk = *shape.Get("lk");
+    const int engine = SparseAttnEngine(shape, arch);
+    const bool packed = PacksGroupedHeads(shape, engine, Tiles{64, 64, 4, 2});
+    if (QueryTiles(shape, 64, packed) < std::max(1, arch.compute_units)) {
       TunableParam& splits = space.emplace_back(TunableParam{"KV_SPLITS", {1}});
       while (2 * splits.values.back() <= kMaxKvSplits &&
              (lk + 63) / 64 >= 2 * splits.values.back() * kMinTilesPerSplit) {
@@ -626,9 +653,15 @@ class SparseAttnPlanner final : public LaunchPlanner {
   absl::Status Fill(const BoundLaunchArgs& args, LaunchPlan& plan) const override;
 
  private:
+  // Whether q's or o's rows (strides per head and per row) stay evenly
+  // spaced with a group's heads as rows: one row per head, or a head's rows
+  // right after the previous head's.
+  bool EvenGroupRows(long long stride_h, long long stride_l) const {
+    return lq_ == 1 || stride_h == lq_ * stride_l;
+  }
   // A split launch (splits_ > 1): the split pass into the scratch, then
   // the combine pass into o and lse.
-  void FillSplit(const SparseAttnParams& p, LaunchPlan& plan) const;
+  void FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPlan& plan) const;
   // The kernel's tensor-map argument, its k and v maps (of p's tensors).
   void AddTensorMaps(const SparseAttnParams& p, LaunchPlan& plan) const;
 
@@ -643,7 +676,10 @@ class SparseAttnPlanner final : public LaunchPlanner {
   Dim3 grid_, block_;
   uint32_t dynamic_shared_bytes_ = 0;
   int64_t splits_;
-  Dim3 combine_grid_;
+  int64_t bm_, lq_, d_;
+  int64_t group_;        // query heads per K / V head
+  bool packs_ = false;   // PacksGroupedHeads
+  int combine_rows_ = 1;  // query rows per block of the combine pass
   size_t partial_o_bytes_ = 0;  // the scratch: partial O, then partial LSE
   size_t partial_lse_bytes_ = 0;
   // Tensor maps of q, k, v and o (their fields of SparseAttnTensorMaps),
@@ -665,7 +701,11 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
       b_(*shape.Get("b")),
       hq_(*shape.Get("hq")),
       elem_(int64_t(DTypeSize(shape.dtype()))),
-      splits_(splits) {
+      splits_(splits),
+      bm_(bm),
+      lq_(*shape.Get("lq")),
+      d_(*shape.Get("d")),
+      group_(*shape.Get("hq") / *shape.Get("hkv")) {
   const int64_t hkv = *shape.Get("hkv"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   const int64_t d = *shape.Get("d");
   const int64_t block = shape.GetOr("block", 128);
@@ -739,9 +779,9 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     map(kMapV, offsetof(SparseAttnTensorMaps, v), lk, hkv, bn);
   }
   if (persistent) map(kMapO, offsetof(SparseAttnTensorMaps, o), lq, hq_, bm);
+  packs_ = PacksGroupedHeads(shape, engine, Tiles{bm, bn, waves, stages});
   if (splits_ > 1) {
-    const int rows = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
-    combine_grid_ = {uint32_t((lq + rows - 1) / rows), uint32_t(hq_), uint32_t(b_)};
+    combine_rows_ = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
     const size_t rows_total = size_t(splits_ * b_ * hq_ * lq);
     constexpr size_t kAlign = 256;
     partial_o_bytes_ = (rows_total * size_t(d * elem_) + kAlign - 1) / kAlign * kAlign;
@@ -835,11 +875,25 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.global_tokens = int(global_tokens);
   }
 
+  // A group's heads as rows of one tile (PacksGroupedHeads) where the
+  // block mask is every head's and the rows stay evenly spaced.
+  Dim3 grid = grid_;
+  if (packs_ && mask_heads == 1 && EvenGroupRows(p.q_stride_h, p.q_stride_l) &&
+      EvenGroupRows(p.o_stride_h, p.o_stride_l)) {
+    for (auto [stride_h, stride_l] : {std::pair{&p.q_stride_h, &p.q_stride_l},
+                                      std::pair{&p.o_stride_h, &p.o_stride_l}}) {
+      if (lq_ == 1) *stride_l = *stride_h;
+      *stride_h *= group_;
+    }
+    p.heads_q = p.heads_kv;
+    p.len_q = int(group_ * lq_);
+    grid = {uint32_t((p.len_q + bm_ - 1) / bm_), uint32_t(p.heads_q), uint32_t(b_)};
+  }
   if (splits_ > 1) {
-    FillSplit(p, plan);
+    FillSplit(p, grid, plan);
     return absl::OkStatus();
   }
-  plan.grid = grid_;
+  plan.grid = grid;
   plan.block = block_;
   plan.dynamic_shared_bytes = dynamic_shared_bytes_;
   plan.args.Add(p);
@@ -847,16 +901,16 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
   return absl::OkStatus();
 }
 
-void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, LaunchPlan& plan) const {
+void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPlan& plan) const {
   // The split pass: o and lse are the partial results, contiguous, with
   // kv_splits * batch "batches" (sparse_attn_split.h).
   SparseAttnParams part = p;
   part.o = nullptr;
   part.lse = nullptr;
-  part.o_stride_l = base_.q_stride_l;
-  part.o_stride_h = base_.q_stride_h;
-  part.o_stride_b = base_.q_stride_b;
-  plan.grid = {grid_.x, grid_.y, uint32_t(grid_.z * splits_)};
+  part.o_stride_l = d_;
+  part.o_stride_h = p.len_q * d_;
+  part.o_stride_b = p.heads_q * part.o_stride_h;
+  plan.grid = {grid.x, grid.y, uint32_t(grid.z * splits_)};
   plan.block = block_;
   plan.dynamic_shared_bytes = dynamic_shared_bytes_;
   plan.scratch_bytes = partial_o_bytes_ + partial_lse_bytes_;
@@ -870,7 +924,8 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, LaunchPlan& plan) c
   LaunchPlan& combine = *(plan.next = std::make_unique<LaunchPlan>());
   SparseAttnParams merge = p;
   merge.combine = 1;
-  combine.grid = combine_grid_;
+  combine.grid = {uint32_t((p.len_q + combine_rows_ - 1) / combine_rows_), uint32_t(p.heads_q),
+                  uint32_t(b_)};
   combine.block = block_;
   const size_t merge_at = combine.args.Add(merge);
   combine.scratch_pointers.push_back({merge_at + offsetof(SparseAttnParams, o_partial), 0});

@@ -291,9 +291,10 @@ TEST(EmulatedWave32Test, MmaF16StridedPerHead) {
 
 // Key-range splits (sparse_attn_split.h): the split pass's partial results
 // in the plan's scratch, merged by the combine pass. A decode step (one
-// query row, grouped heads, two batches) whose 19 key tiles share out
-// unevenly over 4 ranges, and over 32, most of them empty; a causal mask
-// whose ranges hold rows that see none of their keys.
+// query row, grouped heads packed as rows, two batches) whose 19 key tiles
+// share out unevenly over 4 ranges, and over 32, most of them empty (there
+// in [B, L, H, D], whose packed rows are a head apart); a causal mask whose
+// ranges hold rows that see none of their keys.
 TEST(EmulatedWave32Test, MmaF16KeyRangeSplits) {
   absl::StatusOr<BlockMask> decode = BlockMask::Dense(1, 300, 32);
   ASSERT_TRUE(decode.ok()) << decode.status();
@@ -301,7 +302,7 @@ TEST(EmulatedWave32Test, MmaF16KeyRangeSplits) {
     SCOPED_TRACE(splits);
     KernelConfig config = Config(16, 16, 1, 2);
     config["KV_SPLITS"] = splits;
-    EmulatedRun run{Make(DType::kF16, 4, 2, 1, 300, 64), config, "sm_80",
+    EmulatedRun run{Make(DType::kF16, 4, 2, 1, 300, 64, /*blhd=*/splits == 32), config, "sm_80",
                     "jitk::sparse_attn_split_fwd<16, 16, 1, 2, 64, jitk::f16, 0, 1>"};
     run.problem.batch = 2;
     RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 2, 64, jitk_emu32::f16, 0, 1>,
@@ -318,6 +319,21 @@ TEST(EmulatedWave32Test, MmaF16KeyRangeSplits) {
                   "jitk::sparse_attn_split_fwd<32, 32, 2, 2, 64, jitk::f16, 1, 1>"};
   RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<32, 32, 2, 2, 64, jitk_emu32::f16, 1, 1>, run,
                  *causal);
+}
+
+// A grouped-query step of five query rows: a group's heads packed as the
+// rows of one tile where q and o keep a head's rows together ([B, H, L, D]),
+// unpacked where they interleave the heads ([B, L, H, D]); unsplit.
+TEST(EmulatedWave32Test, MmaF16GroupedHeadsAsRows) {
+  absl::StatusOr<BlockMask> decode = BlockMask::Dense(5, 200, 32);
+  ASSERT_TRUE(decode.ok()) << decode.status();
+  for (bool blhd : {false, true}) {
+    SCOPED_TRACE(blhd ? "BLHD" : "BHLD");
+    EmulatedRun run{Make(DType::kF16, 6, 2, 5, 200, 32, blhd), Config(16, 16, 1, 2), "sm_80",
+                    "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 0, 1>"};
+    RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 0, 1>, run,
+                   *decode);
+  }
 }
 
 TEST(EmulatedWave32Test, FmaF32KeyRangeSplitsSlidingWindow) {

@@ -196,7 +196,8 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
     ASSERT_TRUE(config.contains("KV_SPLITS")) << KernelConfigToString(config);
     const int64_t splits = config.at("KV_SPLITS");
     EXPECT_GE(splits, 2);
-    EXPECT_LE(32 * splits, 4 * arch.compute_units) << KernelConfigToString(config);
+    // The 32 heads are packed into the tiles of their 8 K / V heads.
+    EXPECT_LE(8 * splits, 4 * arch.compute_units) << KernelConfigToString(config);
     absl::StatusOr<std::string> expression = T().NameExpression(config, DecodeShape(32768), arch);
     ASSERT_TRUE(expression.ok()) << expression.status();
     EXPECT_THAT(*expression, ::testing::HasSubstr("split_fwd<"));
@@ -219,7 +220,7 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
     EXPECT_TRUE(prefill_swept);
   }
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(DecodeShape(32768), Arch("sm_90a"))),
-            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=8,STAGES=2,WAVES=4");
+            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=32,STAGES=2,WAVES=4");
   // Eight times the batch fills the GPU unsplit: one computing warpgroup of
   // 64 rows, warp-specialized, two blocks per SM.
   EXPECT_EQ(KernelConfigToString(
@@ -412,6 +413,58 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
   ASSERT_THAT(T().PlanLaunch(T().DefaultConfig(s, gfx90a), s, gfx90a, GoodArgs(), plan), IsOk());
   EXPECT_EQ(plan.dynamic_shared_bytes, 0u);
   EXPECT_EQ(plan.block.x, 4u * 64);
+}
+
+// A decode step's grouped heads as the rows of one tile: the launch's grid
+// and parameters have one head per K / V head, with the group's heads as its
+// rows, where the block mask is every head's and q's and o's rows stay evenly
+// spaced; the split pass's scratch is laid out the same way.
+TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
+  const ArchInfo arch = Arch("sm_90a");
+  KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  split["KV_SPLITS"] = 4;
+  auto planned = [&](const KernelConfig& c, const Shape& s, const LaunchArgs& args) {
+    LaunchPlan plan;
+    EXPECT_THAT(T().PlanLaunch(c, s, arch, args, plan), IsOk());
+    SparseAttnParams p;
+    std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
+    return std::make_pair(plan.grid, p);
+  };
+  const Shape one_row = DecodeShape(4096);  // hq 32, hkv 8, lq 1, d 128
+  auto [grid, p] = planned(split, one_row, GoodArgs(/*mask_heads=*/1));
+  EXPECT_EQ(grid.x, 1u);
+  EXPECT_EQ(grid.y, 8u);
+  EXPECT_EQ(grid.z, 4u) << "one batch, four key ranges";
+  EXPECT_EQ(p.heads_q, 8);
+  EXPECT_EQ(p.len_q, 4);
+  EXPECT_EQ(p.q_stride_l, 128) << "one row per head: the head stride";
+  EXPECT_EQ(p.q_stride_h, 4 * 128);
+  EXPECT_EQ(p.o_stride_h, 4 * 128) << "the scratch's rows, packed";
+  // A mask per head: every head its own tile.
+  std::tie(grid, p) = planned(split, one_row, GoodArgs(/*mask_heads=*/32));
+  EXPECT_EQ(grid.y, 32u);
+  EXPECT_EQ(p.heads_q, 32);
+  EXPECT_EQ(p.len_q, 1);
+  // Five rows: packed when a head's rows are contiguous, not when heads
+  // interleave ([B, L, H, D]).
+  const Shape five_rows = DecodeShape(4096).Set("lq", 5);
+  std::tie(grid, p) = planned(split, five_rows, GoodArgs(1));
+  EXPECT_EQ(p.len_q, 20);
+  EXPECT_EQ(p.q_stride_l, 128);
+  EXPECT_EQ(p.q_stride_h, 4 * 5 * 128);
+  LaunchArgs blhd = GoodArgs(1);
+  blhd.Int("q_stride_b", 5 * 32 * 128).Int("q_stride_h", 128).Int("q_stride_l", 32 * 128);
+  std::tie(grid, p) = planned(split, five_rows, blhd);
+  EXPECT_EQ(p.heads_q, 32);
+  EXPECT_EQ(p.len_q, 5);
+  // The warp-specialized engine reads q and o by tensor maps: unpacked.
+  const KernelConfig ws = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 8}, {"STAGES", 3}};
+  std::tie(grid, p) = planned(ws, one_row, GoodArgs(1));
+  EXPECT_EQ(p.heads_q, 32);
+  // An element mask ties rows to positions: unpacked.
+  std::tie(grid, p) = planned(split, DecodeShape(4096).Set("layout", 1).Set("mask", 1),
+                              GoodArgs(1));
+  EXPECT_EQ(p.heads_q, 32);
 }
 
 // Rank-major order (grid heads x query tiles x batch) for a causal mask
