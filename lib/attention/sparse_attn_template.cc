@@ -235,11 +235,16 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // 64x64x4x2: 1.21-1.26x causal, 1.38-1.39x the sliding window,
       // 1.16-1.17x random blocks at 10 %).
       // Decode steps (a query tile of at most 64 rows; H100 sweeps in
-      // bench/results/2026-12-06-h100-decode/splits/): 64-row tiles, half
-      // the wasted rows of 128-row ones, 1.72x at B = 8; where the key range
-      // splits (B = 1), one computing warpgroup with two stages, 1.33x over
-      // one stage.
+      // bench/results/2026-12-06-h100-decode/): 64-row tiles, half the
+      // wasted rows of 128-row ones (1.72x at B = 8 unpacked, splits/);
+      // where a group's heads pack into one tile's rows, one computing
+      // warpgroup with two stages, its key range split (packed/: 0.0964 ms
+      // at B = 8 against 0.1087 for 64/64/8/3 in splits/; at B = 1 the
+      // split alone is 1.33x over one stage).
       if (*shape.Get("lq") <= kMaxSplitQueryRows) {
+        if (PacksGroupedHeads(shape, engine, Tiles{64, 64, 4, 2})) {
+          return {{64, 64, 4, 2}, {64, 64, 8, 3}, {128, 128, 12, 3}, {64, 64, 4, 1}};
+        }
         return {{64, 64, 8, 3}, {64, 64, 4, 2}, {128, 128, 12, 3}, {64, 64, 4, 1}};
       }
       if (IsSlidingMask(MaskKindOf(shape))) {

@@ -221,10 +221,14 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
   }
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(DecodeShape(32768), Arch("sm_90a"))),
             "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=32,STAGES=2,WAVES=4");
-  // Eight times the batch fills the GPU unsplit: one computing warpgroup of
-  // 64 rows, warp-specialized, two blocks per SM.
+  // Eight times the batch: 64 packed tiles, four ranges each.
   EXPECT_EQ(KernelConfigToString(
                 T().DefaultConfig(DecodeShape(8192).Set("b", 8), Arch("sm_90a"))),
+            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=4,STAGES=2,WAVES=4");
+  // Unpacked (an element mask), 256 tiles fill the GPU unsplit: one
+  // computing warpgroup of 64 rows, warp-specialized, two blocks per SM.
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(
+                DecodeShape(8192).Set("b", 8).Set("layout", 2).Set("mask", 3), Arch("sm_90a"))),
             "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
 }
 
