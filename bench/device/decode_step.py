@@ -5,7 +5,9 @@ Each kernel's calls are captured into a CUDA graph and replayed, so the
 figures are the GPU's time per call without the host's launch cost. Prints,
 per shape, microseconds per call (minimum and median over the passes), the
 K / V bytes read per microsecond (GB/s, each K / V element once) and
-jitk / SDPA time; the parity of the two outputs is checked first.
+jitk / SDPA time; the parity of the two outputs is checked first. With
+--eager, also the wall time per call of the same calls made one after
+another from Python (the larger of the host's and the GPU's cost).
 
 usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
            [--shapes B,HQ,HKV,LQ,LK;...]
@@ -13,6 +15,7 @@ usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
 
 import argparse
 import statistics
+import time
 
 import torch
 import jitk
@@ -40,12 +43,25 @@ def replay_us(fn, calls, passes):
     return min(samples), statistics.median(samples)
 
 
+def eager_us(fn, calls, passes):
+    samples = []
+    for _ in range(passes):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        samples.append((time.perf_counter() - start) / calls * 1e6)
+    return min(samples)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--passes", type=int, default=7)
     parser.add_argument("--dtype", default="float16")
     parser.add_argument("--shapes", default=DEFAULT_SHAPES)
+    parser.add_argument("--eager", action="store_true")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     d = 128
@@ -72,6 +88,10 @@ def main():
         print("{:>20} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>10.2f} {:>9.7f}   (median {:.2f} / {:.2f})".format(
             text, jitk_us[0], sdpa_us[0], kv_bytes / jitk_us[0] / 1e3, kv_bytes / sdpa_us[0] / 1e3,
             jitk_us[0] / sdpa_us[0], parity["cosine"], jitk_us[1], sdpa_us[1]))
+        if args.eager:
+            print("{:>20} eager: jitk {:.2f} us, sdpa {:.2f} us per call".format(
+                text, eager_us(run_jitk, args.calls, args.passes),
+                eager_us(run_sdpa, args.calls, args.passes)))
 
 
 if __name__ == "__main__":

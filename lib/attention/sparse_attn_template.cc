@@ -410,11 +410,11 @@ class SparseAttnTemplate final : public KernelTemplate {
   }
 
   std::vector<TunableParam> SearchSpace(const Shape& shape, const ArchInfo& arch) const override {
-    std::vector<TunableParam> space = TileSearchSpace(SparseAttnEngine(shape, arch), arch);
+    const int engine = SparseAttnEngine(shape, arch);
+    std::vector<TunableParam> space = TileSearchSpace(engine, arch);
     // Key-range splits where 64-row query tiles (grouped heads packed where
     // they can be) leave SMs idle.
     const int64_t lk = *shape.Get("lk");
-    const int engine = SparseAttnEngine(shape, arch);
     const bool packed = PacksGroupedHeads(shape, engine, Tiles{64, 64, 4, 2});
     if (QueryTiles(shape, 64, packed) < std::max(1, arch.compute_units)) {
       TunableParam& splits = space.emplace_back(TunableParam{"KV_SPLITS", {1}});
