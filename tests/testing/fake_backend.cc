@@ -602,6 +602,22 @@ void FaultInjectingBackend::FailTiming(absl::Status status) {
   timing_ = std::move(status);
 }
 
+void FaultInjectingBackend::FailSynchronize(absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  synchronize_ = std::move(status);
+}
+
+absl::Status FaultInjectingBackend::Synchronize(int device, Stream stream) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!synchronize_.ok()) {
+      injected_.fetch_add(1);
+      return synchronize_;
+    }
+  }
+  return base_->Synchronize(device, stream);
+}
+
 Device FaultInjectingBackend::OpenDevice(const Device& base_device) {
   auto impl = std::make_shared<Device::Impl>();
   impl->info = base_device.info();

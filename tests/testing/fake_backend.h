@@ -185,6 +185,8 @@ class FaultInjectingBackend final : public jitk::internal::Backend {
   void CorruptOutput(std::string match, int pointer_arg, size_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
   // Every TimeMs fails with `status`.
   void FailTiming(absl::Status status) ABSL_LOCKS_EXCLUDED(mu_);
+  // Every Synchronize fails with `status` (as inside a stream capture).
+  void FailSynchronize(absl::Status status) ABSL_LOCKS_EXCLUDED(mu_);
 
   // How many faults were injected so far.
   int injected() const { return injected_.load(); }
@@ -225,9 +227,7 @@ class FaultInjectingBackend final : public jitk::internal::Backend {
   absl::Status Memset(int device, void* dst, uint8_t value, size_t bytes) override {
     return base_->Memset(device, dst, value, bytes);
   }
-  absl::Status Synchronize(int device, Stream stream) override {
-    return base_->Synchronize(device, stream);
-  }
+  absl::Status Synchronize(int device, Stream stream) override;
   absl::StatusOr<double> TimeMs(int device, Stream stream,
                                 absl::FunctionRef<absl::Status()> work) override;
 
@@ -247,6 +247,7 @@ class FaultInjectingBackend final : public jitk::internal::Backend {
   std::vector<Rule> compile_ ABSL_GUARDED_BY(mu_), resources_ ABSL_GUARDED_BY(mu_),
       load_ ABSL_GUARDED_BY(mu_), launch_ ABSL_GUARDED_BY(mu_), corrupt_ ABSL_GUARDED_BY(mu_);
   absl::Status timing_ ABSL_GUARDED_BY(mu_);
+  absl::Status synchronize_ ABSL_GUARDED_BY(mu_);
   // lowered name → name expression, learnt from Compile.
   std::map<std::string, std::string, std::less<>> expressions_ ABSL_GUARDED_BY(mu_);
   // function handle → name expression, learnt from GetFunction.
