@@ -195,7 +195,8 @@ JITK_C_EXPORT jitk_status jitk_compiled_resources(const jitk_compiled* compiled,
 JITK_C_EXPORT jitk_status jitk_compiled_code_object(const jitk_compiled* compiled,
                                                     const void** data, size_t* size);
 /* Checks `args` exactly as jitk_kernel_launch would for this kernel, shape
- * and config, and reports the grid and block it would use, without a GPU.
+ * and config, and reports the grid and block it would use, without a GPU (of
+ * a launch in two passes, sparse_attn's key-range split, the first).
  * Errors name the argument: missing, wrong kind, unknown kind, NULL name,
  * out of range for the shape, misaligned pointer. */
 JITK_C_EXPORT jitk_status jitk_compiled_plan_launch(const jitk_compiled* compiled,
