@@ -142,14 +142,13 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   const GridTile g = split_grid_tile<BM, MASK, SPLIT>(p);
   const int q0 = g.q0, h = g.h, b = g.b;
   const int hk = h / (p.heads_q / p.heads_kv);
+  const int ob = output_batch<SPLIT>(b);
 
-  KvSchedule sched = query_schedule(p, q0, h, b, BN);
-  keep_split_range<SPLIT>(p, &sched);
+  const KvSchedule sched = block_schedule<SPLIT>(p, q0, h, b, BN);
 
   if (sched.n_tiles == 0) {
-    write_empty_rows<BM, D, kThreads, T>(output_rows<T>(p, output_batch<SPLIT>(b), h),
-                                         p.o_stride_l, lse_rows(p, output_batch<SPLIT>(b), h),
-                                         q0, p.len_q);
+    write_empty_rows<BM, D, kThreads, T>(output_rows<T>(p, ob, h), p.o_stride_l,
+                                         lse_rows(p, ob, h), q0, p.len_q);
     return;
   }
 
@@ -203,7 +202,6 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   walk_tiles<E, kKV>(engine, sched.n_tiles, sq, skv, slots, q0, p, wait, refill);
   // The output pointers are formed only now: kept across the loop they
   // would take registers from the tiles.
-  const int ob = output_batch<SPLIT>(b);
   engine.finish(output_rows<T>(p, ob, h), p.o_stride_l, lse_rows(p, ob, h), q0, p.len_q);
 }
 
@@ -234,12 +232,11 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
   const GridTile g = split_grid_tile<BM, MASK, SPLIT>(p);
   const int q0 = g.q0, h = g.h, b = g.b;
   const int hk = h / (p.heads_q / p.heads_kv);
-  KvSchedule sched = query_schedule(p, q0, h, b, BN);
-  keep_split_range<SPLIT>(p, &sched);
+  const int ob = output_batch<SPLIT>(b);
+  const KvSchedule sched = block_schedule<SPLIT>(p, q0, h, b, BN);
   if (sched.n_tiles == 0) {
-    write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, output_batch<SPLIT>(b), h),
-                                            p.o_stride_l, lse_rows(p, output_batch<SPLIT>(b), h),
-                                            q0, p.len_q);
+    write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, ob, h), p.o_stride_l,
+                                            lse_rows(p, ob, h), q0, p.len_q);
     return;
   }
 
@@ -287,7 +284,6 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
   block_sync();        // the mbarriers' inits, before anyone waits on them
   auto wait = [&](int t) { mbar_wait(bars + 8 * (t % S), (t / S) & 1); };
   walk_tiles<E, kKV>(engine, sched.n_tiles, sq, skv, slots, q0, p, wait, refill);
-  const int ob = output_batch<SPLIT>(b);
   engine.finish(output_rows<T>(p, ob, h), p.o_stride_l, lse_rows(p, ob, h), q0, p.len_q);
 }
 #endif

@@ -33,14 +33,19 @@ JITK_DEVICE int output_batch(int b) {
   return SPLIT ? int(blockIdx.z) : b;
 }
 
-// The key tiles of this block's range: every one unsplit.
+// The key tiles this block computes: its query tile's (query_schedule), or,
+// SPLIT, range z / batch of them.
 template <bool SPLIT>
-JITK_DEVICE void keep_split_range(const SparseAttnParams& p, KvSchedule* sched) {
-  if (!SPLIT) return;
-  const int range = int(blockIdx.z) / p.batch;
-  const int first = int(i64(range) * sched->n_tiles / p.kv_splits);
-  sched->n_tiles = int(i64(range + 1) * sched->n_tiles / p.kv_splits) - first;
-  sched->first = first;
+JITK_DEVICE KvSchedule block_schedule(const SparseAttnParams& p, int q0, int h, int b,
+                                      int block_n) {
+  KvSchedule sched = query_schedule(p, q0, h, b, block_n);
+  if (SPLIT) {
+    const int range = int(blockIdx.z) / p.batch;
+    const int first = int(i64(range) * sched.n_tiles / p.kv_splits);
+    sched.n_tiles = int(i64(range + 1) * sched.n_tiles / p.kv_splits) - first;
+    sched.first = first;
+  }
+  return sched;
 }
 
 // The combine pass: block (x, h, b) merges rows [x * kRows, (x + 1) * kRows)

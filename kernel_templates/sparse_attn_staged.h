@@ -152,8 +152,7 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
 
   const GridTile g = split_grid_tile<E::kBlockM, MASK, SPLIT>(p);
   const int hk = g.h / (p.heads_q / p.heads_kv);
-  KvSchedule sched = query_schedule(p, g.q0, g.h, g.b, BN);
-  keep_split_range<SPLIT>(p, &sched);
+  const KvSchedule sched = block_schedule<SPLIT>(p, g.q0, g.h, g.b, BN);
   const int ob = output_batch<SPLIT>(g.b);
   if (sched.n_tiles == 0) {
     write_empty_rows<E::kBlockM, D, E::kThreads, T>(output_rows<T>(p, ob, g.h), p.o_stride_l,

@@ -162,20 +162,19 @@ int64_t KvSplits(const KernelConfig& config) {
   return it == config.end() ? 1 : it->second;
 }
 
-// Whether a launch of `shape` with tiles that are not warp-specialized
-// takes a grouped-query step's heads as rows of one query tile: the hq / hkv
-// query heads of a K / V head, lq rows each, as hq / hkv * lq rows of one
-// head, so that a tile's K / V is read once per group and a one-row query
-// fills hq / hkv rows of the tile instead of one. Only without an element
-// mask (the rows' positions change) and with every row of a group in the
-// mask's first query block; the launch packs only where the block mask is
-// the same for every head and the rows of q and o are evenly spaced
-// (SparseAttnPlanner::Fill). The warp-specialized engine's tensor maps read
-// q and o unpacked.
-bool PacksGroupedHeads(const Shape& shape, int engine, const Tiles& t) {
+// Whether a launch of `shape` takes a grouped-query step's heads as rows of
+// one query tile: the hq / hkv query heads of a K / V head, lq rows each, as
+// hq / hkv * lq rows of one head, so that a tile's K / V is read once per
+// group and a one-row query fills hq / hkv rows of the tile instead of one.
+// Only without an element mask (the rows' positions change) and with every
+// row of a group in the mask's first query block; the launch packs only
+// where the block mask is the same for every head and the rows of q and o
+// are evenly spaced (SparseAttnPlanner::Fill), and never with the
+// warp-specialized engine, whose tensor maps read q and o unpacked.
+bool PacksGroupedHeads(const Shape& shape) {
   const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
-  return !WarpSpecialized(engine, t.block_m, t.waves) && MaskKindOf(shape) == attn::kMaskNone &&
-         hq > hkv && hq / hkv * *shape.Get("lq") <= shape.GetOr("block", 128);
+  return MaskKindOf(shape) == attn::kMaskNone && hq > hkv &&
+         hq / hkv * *shape.Get("lq") <= shape.GetOr("block", 128);
 }
 
 // Query tiles of a launch: per (batch, query head), or per (batch, K / V
@@ -200,13 +199,14 @@ constexpr int64_t kMaxSplitQueryRows = 64;
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
   const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   if (lq > kMaxSplitQueryRows) return 1;
-  const int64_t blocks = QueryTiles(shape, t.block_m, PacksGroupedHeads(shape, engine, t));
+  const bool specialized = WarpSpecialized(engine, t.block_m, t.waves);
+  const int64_t blocks = QueryTiles(shape, t.block_m, !specialized && PacksGroupedHeads(shape));
   const int smem = attn::SmemBytes(engine, int(t.block_m), int(t.block_n), int(t.stages), int(d),
                                    int(DTypeSize(shape.dtype())));
   // The warp-specialized engine's registers are handed over at run time
   // (setmaxnreg): its blocks per SM are its own rule's.
   const int per_cu =
-      WarpSpecialized(engine, t.block_m, t.waves)
+      specialized
           ? attn::WgmmaBlocksPerSm(int(t.block_m), smem)
           : BlocksPerCu(engine, t.block_m, t.block_n, t.waves, t.stages, d, smem, arch);
   const int64_t resident = int64_t(std::max(1, per_cu)) * std::max(1, arch.compute_units);
@@ -242,7 +242,7 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // at B = 8 against 0.1087 for 64/64/8/3 in splits/; at B = 1 the
       // split alone is 1.33x over one stage).
       if (*shape.Get("lq") <= kMaxSplitQueryRows) {
-        if (PacksGroupedHeads(shape, engine, Tiles{64, 64, 4, 2})) {
+        if (PacksGroupedHeads(shape)) {
           return {{64, 64, 4, 2}, {64, 64, 8, 3}, {128, 128, 12, 3}, {64, 64, 4, 1}};
         }
         return {{64, 64, 8, 3}, {64, 64, 4, 2}, {128, 128, 12, 3}, {64, 64, 4, 1}};
@@ -415,8 +415,7 @@ class SparseAttnTemplate final : public KernelTemplate {
     // Key-range splits where 64-row query tiles (grouped heads packed where
     // they can be) leave SMs idle.
     const int64_t lk = *shape.Get("lk");
-    const bool packed = PacksGroupedHeads(shape, engine, Tiles{64, 64, 4, 2});
-    if (QueryTiles(shape, 64, packed) < std::max(1, arch.compute_units)) {
+    if (QueryTiles(shape, 64, PacksGroupedHeads(shape)) < std::max(1, arch.compute_units)) {
       TunableParam& splits = space.emplace_back(TunableParam{"KV_SPLITS", {1}});
       while (2 * splits.values.back() <= kMaxKvSplits &&
              (lk + 63) / 64 >= 2 * splits.values.back() * kMinTilesPerSplit) {
@@ -683,7 +682,7 @@ class SparseAttnPlanner final : public LaunchPlanner {
   int64_t splits_;
   int64_t bm_, lq_, d_;
   int64_t group_;        // query heads per K / V head
-  bool packs_ = false;   // PacksGroupedHeads
+  bool packs_ = false;   // PacksGroupedHeads, not warp-specialized
   int combine_rows_ = 1;  // query rows per block of the combine pass
   size_t partial_o_bytes_ = 0;  // the scratch: partial O, then partial LSE
   size_t partial_lse_bytes_ = 0;
@@ -784,7 +783,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     map(kMapV, offsetof(SparseAttnTensorMaps, v), lk, hkv, bn);
   }
   if (persistent) map(kMapO, offsetof(SparseAttnTensorMaps, o), lq, hq_, bm);
-  packs_ = PacksGroupedHeads(shape, engine, Tiles{bm, bn, waves, stages});
+  packs_ = !persistent && PacksGroupedHeads(shape);
   if (splits_ > 1) {
     combine_rows_ = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
     const size_t rows_total = size_t(splits_ * b_ * hq_ * lq);
