@@ -104,7 +104,8 @@ JITK_DEVICE void load_tile(typename E::Elem* dst, const typename E::Elem* src, i
 // The walk over a query tile's key tiles: wait(t) until tile t has landed,
 // then one barrier per tile, after which the stage of tile t - 1 takes tile
 // t + STAGES - 1 (refill; with one stage, tile t before the wait), and the
-// engine computes tile t. K and V of a stage are kKV elements apart.
+// engine computes tile t. K and V of a stage are kKV elements apart. The
+// engine's masks take the tile's first query position (mask_position).
 template <typename E, int kKV, typename Wait, typename Refill>
 JITK_DEVICE void walk_tiles(E& engine, int n_tiles, const typename E::Elem* sq,
                             const typename E::Elem* skv, const TileSlot* slots, int q0,
@@ -121,7 +122,7 @@ JITK_DEVICE void walk_tiles(E& engine, int n_tiles, const typename E::Elem* sq,
     if (t == 0) engine.load_q(sq);
     const T* stage = skv + (t % S) * 2 * kKV;
     const TileSlot cur = slots[t % S];
-    engine.tile(sq, stage, stage + kKV, q0, cur.start, cur.partial != 0, p);
+    engine.tile(sq, stage, stage + kKV, q0 + p.q_offset, cur.start, cur.partial != 0, p);
     if constexpr (S == 1) block_sync();  // before the next tile overwrites the only stage
   }
 }

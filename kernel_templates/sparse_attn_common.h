@@ -19,14 +19,30 @@ constexpr float kLn2 = 0.69314718055994530942f;
 // tiles of a row instead of every one.
 constexpr float kRescaleSlack = 8.f;
 
-// The element mask of partial blocks (see MaskKind), per query row: key k
-// is visible when 0 <= k < hi and (k > lo or k < global). With apply_mod
-// these are exactly the keys below len_k that the mask kind allows (the
-// host's ElementMask::Allows) for every row in [0, len_q + len_k): the host
-// keeps that sum an int, and row + window is only formed below len_k.
-// Without apply_mod, the keys in bounds. Formed once per row, they cost one
-// to three compares per element; bitwise & and |, not && and ||: a
-// branch-free select per element is cheaper than short-circuit branches.
+// Query positions: the engines' element masks take a query's position
+// among the keys, its row plus q_offset, added once to a tile's first row
+// (walk_tiles and the warp-specialized loop). Where a decode step's grouped
+// heads are packed as the rows of a tile (q_row_mask 0), every row is at
+// q_offset: the sliding masks fold the rows onto it; the causal mask takes
+// them as they come, since the host packs a causal launch only where its
+// rows see every key (q_offset >= len_k - 1), which every later position
+// does too. Kept to the sliding masks, the fold costs the causal kernels
+// nothing (at 255 registers, sm_90's mma engine spilled with it).
+template <int MASK>
+JITK_DEVICE int mask_position(int pos, const SparseAttnParams& p) {
+  if (MASK != kMaskSliding && MASK != kMaskSlidingCausal) return pos;
+  return ((pos - p.q_offset) & p.q_row_mask) + p.q_offset;
+}
+
+// The element mask of partial blocks (see MaskKind), per query position:
+// key k is visible when 0 <= k < hi and (k > lo or k < global). With
+// apply_mod these are exactly the keys below len_k that the mask kind
+// allows (the host's ElementMask::Allows) for every position in
+// [0, len_q + len_k): the host keeps that sum an int and q_offset <= len_k,
+// and pos + window is only formed below len_k. Without apply_mod, the keys
+// in bounds. Formed once per row, they cost one to three compares per
+// element; bitwise & and |, not && and ||: a branch-free select per element
+// is cheaper than short-circuit branches.
 struct RowKeys {
   int lo, hi, global;
 };
@@ -35,32 +51,38 @@ JITK_DEVICE bool key_visible(int key, RowKeys keys) {
 }
 
 template <int MASK>
-JITK_DEVICE RowKeys row_keys(int row, bool apply_mod, const SparseAttnParams& p) {
+JITK_DEVICE RowKeys row_keys(int pos, bool apply_mod, const SparseAttnParams& p) {
   RowKeys keys{-1, p.len_k, 0};
   if (apply_mod) {
+    pos = mask_position<MASK>(pos, p);
     const int window = min(p.window, p.len_q + p.len_k);
-    if (MASK == kMaskCausal || MASK == kMaskSlidingCausal) keys.hi = min(keys.hi, row + 1);
+    if (MASK == kMaskCausal || MASK == kMaskSlidingCausal) keys.hi = min(keys.hi, pos + 1);
     if (MASK == kMaskSlidingCausal || MASK == kMaskSliding) {
-      keys.lo = row - window;
+      keys.lo = pos - window;
       keys.global = p.global_tokens;
     }
-    if (MASK == kMaskSliding && row >= p.global_tokens && window <= p.len_k - row) {
-      keys.hi = row + window;
+    if (MASK == kMaskSliding && pos >= p.global_tokens && window <= p.len_k - pos) {
+      keys.hi = pos + window;
     }
-    if (MASK == kMaskSliding && row < p.global_tokens) keys.lo = -1;
+    if (MASK == kMaskSliding && pos < p.global_tokens) keys.lo = -1;
   }
   return keys;
 }
 
 // Corner tests of a partial tile under a causal or sliding-causal element
-// mask, for keys [k_lo, k_hi]: false when rows [skip_lo, skip_hi] (those
-// that compute the tile together) see none of them, so the tile can be
-// skipped; clears *partial when rows [row_lo, row_hi] (those that mask
-// together) see all of them. Other masks, and full tiles, are visible.
+// mask, for keys [k_lo, k_hi]: false when query positions [skip_lo,
+// skip_hi] (the rows that compute the tile together) see none of them, so
+// the tile can be skipped; clears *partial when positions [row_lo, row_hi]
+// (the rows that mask together) see all of them. Other masks, and full
+// tiles, are visible.
 template <int MASK>
 JITK_DEVICE bool keys_visible(int skip_lo, int skip_hi, int row_lo, int row_hi, int k_lo,
                               int k_hi, const SparseAttnParams& p, bool* partial) {
   if ((MASK != kMaskCausal && MASK != kMaskSlidingCausal) || !*partial) return true;
+  skip_lo = mask_position<MASK>(skip_lo, p);
+  skip_hi = mask_position<MASK>(skip_hi, p);
+  row_lo = mask_position<MASK>(row_lo, p);
+  row_hi = mask_position<MASK>(row_hi, p);
   bool none = k_lo > skip_hi;
   bool all = k_hi <= row_lo;
   if (MASK == kMaskSlidingCausal) {

@@ -62,7 +62,7 @@ struct FmaEngine {
 
   JITK_DEVICE void load_q(const T*) {}
 
-  JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int q0, int kv0, bool partial,
+  JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int pos0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     // S = Q K^T in exact fp32 FMAs.
     float s[kRm][kCn];
@@ -92,7 +92,7 @@ struct FmaEngine {
 #pragma unroll
     for (int i = 0; i < kRm; ++i) {
       if (bounds || apply_mod) {
-        const RowKeys keys = row_keys<MASK>(q0 + rg * kRm + i, apply_mod, p);
+        const RowKeys keys = row_keys<MASK>(pos0 + rg * kRm + i, apply_mod, p);
 #pragma unroll
         for (int c = 0; c < kCn; ++c) {
           if (!key_visible(kv0 + c * kTpr + tl, keys)) s[i][c] = neg_inf();

@@ -78,11 +78,11 @@ struct MfmaEngine {
   }
 
   // sk: K's rows; svt: V transposed (sparse_attn_staged.h).
-  JITK_DEVICE void tile(const T* sk, const T* svt, int q0, int kv0, bool partial,
+  JITK_DEVICE void tile(const T* sk, const T* svt, int pos0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     // In a partial block this wave's 32 rows may see none of the tile's keys
     // (skip it) or all of them (no element mask): wave-uniform.
-    const int r_lo = q0 + wave * 32;
+    const int r_lo = pos0 + wave * 32;
     if (!keys_visible<MASK>(r_lo, r_lo + 31, r_lo, r_lo + 31, kv0, kv0 + BLOCK_N - 1, p,
                             &partial)) {
       return;
@@ -109,7 +109,7 @@ struct MfmaEngine {
       }
     }
 
-    const int row = q0 + wave * 32 + col;
+    const int row = pos0 + wave * 32 + col;
     const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
     const bool apply_mod = MASK != kMaskNone && partial;
     if (bounds || apply_mod) {

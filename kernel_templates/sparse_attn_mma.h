@@ -41,7 +41,8 @@ JITK_DEVICE float exp2_fast(float x) {
 // elements 2, 3 row g + 8), shared by the mma and wgmma engines.
 
 // -inf where the key is out of bounds or, with apply_mod, masked. row0 and
-// col0 are this lane's first row and column. Selects, no branch per element.
+// col0 are this lane's first row's query position and its first column.
+// Selects, no branch per element.
 template <int MASK, int NT>
 JITK_DEVICE void mask_scores(float (&s)[NT][4], int row0, int col0, bool apply_mod,
                              const SparseAttnParams& p) {
@@ -270,7 +271,7 @@ struct MmaEngine {
     }
   }
 
-  JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int q0, int kv0, bool partial,
+  JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int pos0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     const SmemPtr qrow = smem_ptr(sq) + q_off;
     const SmemPtr krow = smem_ptr(sk) + k_off;
@@ -281,30 +282,30 @@ struct MmaEngine {
     // copy on the H200). The two-sided sliding mask spills with two copies.
     constexpr bool kSplit = MASK == kMaskCausal || MASK == kMaskSlidingCausal;
     if (kSplit && !partial && kv0 >= 0 && kv0 + BLOCK_N <= p.len_k) {
-      passes<false>(qrow, krow, vrow, q0, kv0, false, p);
+      passes<false>(qrow, krow, vrow, pos0, kv0, false, p);
     } else {
-      passes<true>(qrow, krow, vrow, q0, kv0, partial, p);
+      passes<true>(qrow, krow, vrow, pos0, kv0, partial, p);
     }
   }
 
   template <bool kMasked>
-  JITK_DEVICE void passes(SmemPtr qrow, SmemPtr krow, SmemPtr vrow, int q0, int kv0, bool partial,
+  JITK_DEVICE void passes(SmemPtr qrow, SmemPtr krow, SmemPtr vrow, int pos0, int kv0, bool partial,
                           const SparseAttnParams& p) {
 #pragma unroll 1  // unrolled, the scheduler overlaps passes and spills
     for (int sub = 0; sub < BLOCK_N / kSubN; ++sub) {
       const int skip = sub * kSubN * kRowBytes;
-      keys<kMasked>(qrow, krow + skip, vrow + skip, q0, kv0 + sub * kSubN, partial, p);
+      keys<kMasked>(qrow, krow + skip, vrow + skip, pos0, kv0 + sub * kSubN, partial, p);
     }
   }
 
   // kSubN keys from kv0: their K rows at krow, V rows at vrow (this lane's);
   // without kMasked all in bounds and unmasked.
   template <bool kMasked>
-  JITK_DEVICE void keys(SmemPtr qrow, SmemPtr krow, SmemPtr vrow, int q0, int kv0, bool partial,
+  JITK_DEVICE void keys(SmemPtr qrow, SmemPtr krow, SmemPtr vrow, int pos0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     // In a partial block this warp's rows may see none of these keys (skip
     // the pass) or all of them (no element mask): warp-uniform.
-    const int r_lo = q0 + warp * kWarpRows, r_hi = r_lo + kWarpRows - 1;
+    const int r_lo = pos0 + warp * kWarpRows, r_hi = r_lo + kWarpRows - 1;
     if (kMasked && !keys_visible<MASK>(r_lo, r_hi, r_lo, r_hi, kv0, kv0 + kSubN - 1, p, &partial)) {
       return;
     }
@@ -343,7 +344,7 @@ struct MmaEngine {
     const bool bounds = kv0 < 0 || kv0 + kSubN > p.len_k;
     const bool apply_mod = MASK != kMaskNone && partial;
     if (kMasked && (bounds || apply_mod)) {
-      const int row0 = q0 + warp * kWarpRows + (lane >> 2);
+      const int row0 = pos0 + warp * kWarpRows + (lane >> 2);
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
         mask_scores<MASK>(s[mt], row0 + mt * 16, kv0 + (lane & 3) * 2, apply_mod, p);

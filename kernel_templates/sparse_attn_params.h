@@ -16,7 +16,8 @@ namespace jitk {
 namespace attn {
 
 // Element mask applied inside partial blocks (template parameter MASK).
-// q, k are absolute query / key positions.
+// q, k are query / key positions (a query row's position:
+// SparseAttnParams::q_offset).
 enum MaskKind {
   kMaskNone = 0,           // every key (bounds only)
   kMaskCausal = 1,         // k <= q
@@ -231,6 +232,12 @@ struct SparseAttnParams {
   int mask_stride_h;  // num_q_blocks, or 0 when broadcast
   int window;         // kMaskSliding*: keys on each side, the query's own included
   int global_tokens;  // kMaskSliding*: leading keys (and queries) seen by all
+  // The element mask's position of query row r is r + q_offset: 0 (top-left
+  // aligned) up to len_k (len_k - len_q: the last len_q positions of a KV
+  // cache). q_row_mask is -1, or 0 where a decode step's grouped heads are
+  // packed as rows, all at q_offset (mask_position).
+  int q_offset;
+  int q_row_mask;
   float scale_log2;   // softmax scale * log2(e), > 0
   int tile_order;     // TileOrder: how the grid's blocks map to query tiles
   // Key ranges computed apart (sparse_attn_split.h; 1 unsplit). In the split

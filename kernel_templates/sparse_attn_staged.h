@@ -186,7 +186,7 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
     const bool more = t + 1 < sched.n_tiles;
     if (more) fill.advance(sched);
     if (kAhead && more) load();
-    engine.tile(sk, svt, g.q0, kv0, partial, p);
+    engine.tile(sk, svt, g.q0 + p.q_offset, kv0, partial, p);  // the first query position
     if (more) block_sync();  // every wave is done with tile t
   }
   engine.finish(output_rows<T>(p, ob, g.h), p.o_stride_l, lse_rows(p, ob, g.h), g.q0, p.len_q);

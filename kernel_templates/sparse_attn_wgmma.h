@@ -24,14 +24,14 @@
 namespace jitk {
 namespace attn {
 
-// keys_visible for wgmma tiles: warpgroup `group` (rows q0 + 64 group ...)
-// skips a tile it does not see (the wgmma is collective, so the test is
-// warpgroup-uniform); warp `warp`'s 16 rows drop the element mask when they
-// see all of it.
+// keys_visible for wgmma tiles: warpgroup `group` (query positions from
+// pos0 + 64 group) skips a tile it does not see (the wgmma is collective,
+// so the test is warpgroup-uniform); warp `warp`'s 16 rows drop the element
+// mask when they see all of it.
 template <int MASK, int BLOCK_N>
-JITK_DEVICE bool wgmma_tile_visible(int group, int warp, int q0, int kv0,
+JITK_DEVICE bool wgmma_tile_visible(int group, int warp, int pos0, int kv0,
                                     const SparseAttnParams& p, bool* partial) {
-  const int g_lo = q0 + group * 64, r_lo = q0 + warp * 16;
+  const int g_lo = pos0 + group * 64, r_lo = pos0 + warp * 16;
   return keys_visible<MASK>(g_lo, g_lo + 63, r_lo, r_lo + 15, kv0, kv0 + BLOCK_N - 1, p, partial);
 }
 
@@ -112,14 +112,14 @@ JITK_DEVICE void issue_pv(float (&o)[HEAD_DIM / 8][4], const u32 (&pk)[BLOCK_N /
 }
 
 // mask_scores where a tile needs it (keys past len_k, or a partial tile's
-// element mask), for warp `warp`'s 16 rows from q0 + 16 warp.
+// element mask), for warp `warp`'s 16 rows at positions from pos0 + 16 warp.
 template <int MASK, int BLOCK_N>
-JITK_DEVICE void mask_wgmma_tile(float (&s)[BLOCK_N / 8][4], int q0, int warp, int lane, int kv0,
-                                 bool partial, const SparseAttnParams& p) {
+JITK_DEVICE void mask_wgmma_tile(float (&s)[BLOCK_N / 8][4], int pos0, int warp, int lane,
+                                 int kv0, bool partial, const SparseAttnParams& p) {
   const bool bounds = kv0 < 0 || kv0 + BLOCK_N > p.len_k;
   const bool apply_mod = MASK != kMaskNone && partial;
   if (bounds || apply_mod) {
-    mask_scores<MASK>(s, q0 + warp * 16 + (lane >> 2), kv0 + (lane & 3) * 2, apply_mod, p);
+    mask_scores<MASK>(s, pos0 + warp * 16 + (lane >> 2), kv0 + (lane & 3) * 2, apply_mod, p);
   }
 }
 
@@ -164,16 +164,16 @@ struct WgmmaEngine {
 
   JITK_DEVICE void load_q(const T*) {}
 
-  JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int q0, int kv0, bool partial,
+  JITK_DEVICE void tile(const T* sq, const T* sk, const T* sv, int pos0, int kv0, bool partial,
                         const SparseAttnParams& p) {
     const int group = warp / 4;
-    if (!wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, kv0, p, &partial)) return;
+    if (!wgmma_tile_visible<MASK, BLOCK_N>(group, warp, pos0, kv0, p, &partial)) return;
 
     float s[kNT][4];
     issue_scores<BLOCK_M, BLOCK_N, HEAD_DIM, T>(s, smem_ptr(sq) + group * 64 * 128, smem_ptr(sk));
     wgmma_wait<0>();
     keep_registers(s);
-    mask_wgmma_tile<MASK, BLOCK_N>(s, q0, warp, lane, kv0, partial, p);
+    mask_wgmma_tile<MASK, BLOCK_N>(s, pos0, warp, lane, kv0, partial, p);
     u32 pk[kNT][2];
     online_softmax<T>(s, m, l, o, pk, p.scale_log2);
     issue_pv<BLOCK_N, HEAD_DIM, T>(o, pk, smem_ptr(sv));

@@ -255,7 +255,7 @@ struct WgmmaPipeline {
   float m[2];
   float l[2];
 
-  JITK_DEVICE void consume(const T* sq, const T* skv, int q0, int n_tiles,
+  JITK_DEVICE void consume(const T* sq, const T* skv, int pos0, int n_tiles,
                            const SparseAttnParams& p) {
     const int warp = int(threadIdx.x) / 32;
     const int lane = int(threadIdx.x) % 32;
@@ -292,7 +292,7 @@ struct WgmmaPipeline {
     keep_registers(sc);
     trace(kTraceScoresReady);
     if (n_tiles == 1) release_last_k(lane);
-    softmax(sc, alpha, q0, group, warp, lane, 0, p);
+    softmax(sc, alpha, pos0, group, warp, lane, 0, p);
     trace(kTraceSoftmaxDone);
     pack_probs<T>(sc, pk);
     for (int t = 1; t < n_tiles; ++t) {
@@ -307,7 +307,7 @@ struct WgmmaPipeline {
       keep_registers(sc);
       trace(kTraceScoresReady);
       if (t == n_tiles - 1) release_last_k(lane);
-      softmax(sc, alpha, q0, group, warp, lane, t, p);  // while P V runs
+      softmax(sc, alpha, pos0, group, warp, lane, t, p);  // while P V runs
       trace(kTraceSoftmaxDone);
       wgmma_wait<0>();
       keep_registers(o);
@@ -408,12 +408,12 @@ struct WgmmaPipeline {
   // with K). A tile none of this warpgroup's rows sees (a causal diagonal) is
   // computed anyway and masked to P = 0: skipping it would put a branch
   // between the MMAs, which ptxas then serializes.
-  JITK_DEVICE void softmax(float (&sc)[kNT][4], float (&alpha)[2], int q0, int group, int warp,
+  JITK_DEVICE void softmax(float (&sc)[kNT][4], float (&alpha)[2], int pos0, int group, int warp,
                            int lane, int t, const SparseAttnParams& p) {
     const TileSlot tile = slots[(tiles_done + t) % STAGES];
     bool partial = tile.partial != 0;
-    wgmma_tile_visible<MASK, BLOCK_N>(group, warp, q0, tile.start, p, &partial);
-    mask_wgmma_tile<MASK, BLOCK_N>(sc, q0, warp, lane, tile.start, partial, p);
+    wgmma_tile_visible<MASK, BLOCK_N>(group, warp, pos0, tile.start, p, &partial);
+    mask_wgmma_tile<MASK, BLOCK_N>(sc, pos0, warp, lane, tile.start, partial, p);
     softmax_scores(sc, m, l, alpha, p.scale_log2);
   }
 
@@ -497,7 +497,7 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
       more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
       continue;
     }
-    pipe.consume(sq, skv, qt.q0, sched.n_tiles, p);
+    pipe.consume(sq, skv, qt.q0 + p.q_offset, sched.n_tiles, p);  // the first query position
     const QueryTile done = qt;
     // The next tile's block-mask reads run under this one's last P V (1.5-2 %
     // at 10 % density, bench/results/2026-12-06-h200-staged-o/) and stores.

@@ -9,8 +9,14 @@ jitk / SDPA time; the parity of the two outputs is checked first. With
 --eager, also the wall time per call of the same calls made one after
 another from Python (the larger of the host's and the GPU's cost).
 
+With --window W (one query row), a sliding-window model's step: the query at
+the last key (q_offset = LK - 1) sees the last W keys through the
+sliding_window_causal element mask, against SDPA over those W keys alone;
+GB/s count the window's K / V. --per-head-mask gives the block mask one row
+per query head (the same blocks), which keeps the grouped heads unpacked.
+
 usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
-           [--shapes B,HQ,HKV,LQ,LK;...]
+           [--shapes B,HQ,HKV,LQ,LK;...] [--window W] [--per-head-mask]
 """
 
 import argparse
@@ -62,11 +68,15 @@ def main():
     parser.add_argument("--dtype", default="float16")
     parser.add_argument("--shapes", default=DEFAULT_SHAPES)
     parser.add_argument("--eager", action="store_true")
+    parser.add_argument("--window", type=int, default=0)
+    parser.add_argument("--per-head-mask", action="store_true")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     d = 128
-    print("# {} {}, d={}, graph replay of {} calls, {} passes".format(
-        torch.cuda.get_device_name(), args.dtype, d, args.calls, args.passes))
+    print("# {} {}, d={}, graph replay of {} calls, {} passes{}{}".format(
+        torch.cuda.get_device_name(), args.dtype, d, args.calls, args.passes,
+        ", window {}".format(args.window) if args.window else "",
+        ", a block-mask row per head" if args.per_head_mask else ""))
     print("{:>20} {:>10} {:>10} {:>9} {:>9} {:>10} {:>9}".format(
         "B,HQ,HKV,LQ,LK", "jitk_us", "sdpa_us", "jitk_GB/s", "sdpa_GB/s", "jitk/sdpa", "cosine"))
     for text in args.shapes.split(";"):
@@ -74,17 +84,28 @@ def main():
         q = torch.randn(b, hq, lq, d, device="cuda", dtype=dtype)
         k, v = (torch.randn(b, hkv, lk, d, device="cuda", dtype=dtype) for _ in range(2))
         out = torch.empty_like(q)
-        mask = create_block_mask(lambda b_, h_, qi, ki: qi >= 0, None, None, lq, lk,
+        window, offset = args.window, lk - lq
+        if window and lq != 1:
+            raise SystemExit("--window takes shapes of one query row")
+        visible = ((lambda b_, h_, qi, ki: offset + qi - ki < window) if window else
+                   (lambda b_, h_, qi, ki: qi >= 0))
+        mask = create_block_mask(visible, None, hq if args.per_head_mask else None, lq, lk,
                                  device="cuda", BLOCK_SIZE=128)
         sdpa = torch.nn.functional.scaled_dot_product_attention
-        run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="none", out=out)
-        run_sdpa = lambda: sdpa(q, k, v, enable_gqa=True)
+        if window:
+            run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="sliding_window_causal",
+                                                window=window, q_offset=offset, out=out)
+            k_seen, v_seen = k[:, :, lk - window:], v[:, :, lk - window:]
+        else:
+            run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="none", out=out)
+            k_seen, v_seen = k, v
+        run_sdpa = lambda: sdpa(q, k_seen, v_seen, enable_gqa=True)
         run_jitk()
-        parity = jitk.parity(out, sdpa(q.float(), k.float(), v.float(), enable_gqa=True),
-                             name="decode", verbose=False)
+        parity = jitk.parity(out, sdpa(q.float(), k_seen.float(), v_seen.float(),
+                                       enable_gqa=True), name="decode", verbose=False)
         jitk_us = replay_us(run_jitk, args.calls, args.passes)
         sdpa_us = replay_us(run_sdpa, args.calls, args.passes)
-        kv_bytes = 2 * b * hkv * lk * d * q.element_size()
+        kv_bytes = 2 * b * hkv * (window or lk) * d * q.element_size()
         print("{:>20} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>10.2f} {:>9.7f}   (median {:.2f} / {:.2f})".format(
             text, jitk_us[0], sdpa_us[0], kv_bytes / jitk_us[0] / 1e3, kv_bytes / sdpa_us[0] / 1e3,
             jitk_us[0] / sdpa_us[0], parity["cosine"], jitk_us[1], sdpa_us[1]))

@@ -53,6 +53,7 @@ std::string_view AttentionLayoutName(AttentionLayout layout);  // "dense", "caus
 
 // Element masks; the int value is the sparse_attn shape dimension "mask".
 // `window` counts keys on each side of the query, its own position included.
+// q is the query's position: its row plus ElementMask::q_offset.
 enum class MaskMod : int {
   kNone = 0,                 // all keys (only the length bound applies)
   kCausal = 1,               // k <= q
@@ -65,7 +66,13 @@ struct ElementMask {
   MaskMod kind = MaskMod::kNone;
   int window = 0;
   int global_tokens = 0;
+  // The position of query row 0 among the keys: 0 aligns the first query
+  // with the first key (SDPA's is_causal); len_k - len_q aligns the last
+  // with the last, as for the newest len_q tokens of a KV cache (a decode
+  // step, a chunk of a prefill). In [0, len_k].
+  int q_offset = 0;
 
+  // Whether query row q sees key k.
   bool Allows(int64_t q, int64_t k) const;
 };
 
@@ -78,14 +85,18 @@ class BlockMask {
  public:
   // --- layouts ---------------------------------------------------------------
   static absl::StatusOr<BlockMask> Dense(int len_q, int len_k, int block_size = 128);
-  // Top-left aligned (query i sees keys 0..i), as SDPA's is_causal.
-  static absl::StatusOr<BlockMask> Causal(int len_q, int len_k, int block_size = 128);
+  // Query i sees keys 0 .. i + q_offset: top-left aligned by default, as
+  // SDPA's is_causal; q_offset = len_k - len_q for a KV cache's newest
+  // queries (ElementMask::q_offset).
+  static absl::StatusOr<BlockMask> Causal(int len_q, int len_k, int block_size = 128,
+                                          int q_offset = 0);
   // causal: kSlidingWindowCausal (keys q-window+1 .. q, plus the first
   // global_tokens keys); otherwise kSlidingWindow (Longformer style: the band
-  // |q - k| < window, and global tokens see and are seen by all).
+  // |q - k| < window, and global tokens see and are seen by all). q is the
+  // query's position, its row plus q_offset.
   static absl::StatusOr<BlockMask> SlidingWindow(int len_q, int len_k, int window,
                                                  int global_tokens, bool causal = true,
-                                                 int block_size = 128);
+                                                 int block_size = 128, int q_offset = 0);
 
   // BigBird (block granular, not causal): each query block sees
   // `window_blocks` key blocks centred on its own, the first `global_blocks`

@@ -111,6 +111,7 @@ MaskMod DefaultMaskMod(AttentionLayout layout) {
 }
 
 bool ElementMask::Allows(int64_t q, int64_t k) const {
+  q += q_offset;
   switch (kind) {
     case MaskMod::kNone:
       return true;
@@ -159,16 +160,18 @@ static absl::StatusOr<BlockMask> FromElementMask(int len_q, int len_k, int block
   return mask;
 }
 
-absl::StatusOr<BlockMask> BlockMask::Causal(int len_q, int len_k, int block_size) {
+absl::StatusOr<BlockMask> BlockMask::Causal(int len_q, int len_k, int block_size, int q_offset) {
   JITK_RETURN_IF_ERROR(CheckLengths(len_q, len_k, block_size));
-  JITK_ASSIGN_OR_RETURN(BlockMask mask, FromElementMask(len_q, len_k, block_size,
-                                                        ElementMask{MaskMod::kCausal, 0, 0}));
+  JITK_ASSIGN_OR_RETURN(
+      BlockMask mask,
+      FromElementMask(len_q, len_k, block_size, ElementMask{MaskMod::kCausal, 0, 0, q_offset}));
   mask.layout_ = AttentionLayout::kCausal;
   return mask;
 }
 
 absl::StatusOr<BlockMask> BlockMask::SlidingWindow(int len_q, int len_k, int window,
-                                                   int global_tokens, bool causal, int block_size) {
+                                                   int global_tokens, bool causal, int block_size,
+                                                   int q_offset) {
   JITK_RETURN_IF_ERROR(CheckLengths(len_q, len_k, block_size));
   if (window < 1) {
     return absl::InvalidArgumentError(
@@ -179,7 +182,7 @@ absl::StatusOr<BlockMask> BlockMask::SlidingWindow(int len_q, int len_k, int win
         absl::StrCat("sliding window: global_tokens must be >= 0, got ", global_tokens));
   }
   ElementMask em{causal ? MaskMod::kSlidingWindowCausal : MaskMod::kSlidingWindow, window,
-                 global_tokens};
+                 global_tokens, q_offset};
   JITK_ASSIGN_OR_RETURN(BlockMask mask, FromElementMask(len_q, len_k, block_size, em));
   mask.layout_ = AttentionLayout::kSlidingWindow;
   return mask;
@@ -292,6 +295,11 @@ absl::StatusOr<BlockMask> BlockMask::FromIndices(int batch, int heads, int len_q
           "got window=",
           element_mask.window, " global_tokens=", element_mask.global_tokens));
     }
+  }
+  if (element_mask.q_offset < 0 || element_mask.q_offset > len_k) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "block mask: q_offset=", element_mask.q_offset, " must be in [0, len_k=", len_k,
+        "] (len_k - len_q puts the queries at the end of the keys, as in a KV cache)"));
   }
   const int nqb = CeilDiv(len_q, block_size), nkb = CeilDiv(len_k, block_size);
   const size_t rows = size_t(batch) * heads * nqb;
@@ -457,6 +465,7 @@ void DeviceBlockMask::AddLaunchArgs(LaunchArgs& args) const {
   }
   args.Int("mask_batch", batch_).Int("mask_heads", heads_);
   args.Int("window", element_mask_.window).Int("global_tokens", element_mask_.global_tokens);
+  args.Int("q_offset", element_mask_.q_offset);
 }
 
 }  // namespace jitk

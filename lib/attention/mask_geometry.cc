@@ -24,6 +24,7 @@ RowKeys AllowedKeys(const ElementMask& mask, int64_t q, int64_t len_k) {
     }
   };
   const int64_t w = mask.window, g = mask.global_tokens;
+  q += mask.q_offset;
   switch (mask.kind) {
     case MaskMod::kNone:
       add(0, len_k);

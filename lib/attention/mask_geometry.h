@@ -15,7 +15,8 @@ namespace jitk::internal {
 
 enum class BlockKind : uint8_t { kEmpty = 0, kPartial = 1, kFull = 2 };
 
-// Keys of row q allowed by `mask` within [0, len_k), as [lo, hi) intervals.
+// Keys of query row q allowed by `mask` within [0, len_k), as [lo, hi)
+// intervals.
 struct RowKeys {
   int64_t lo[2];
   int64_t hi[2];

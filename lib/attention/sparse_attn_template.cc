@@ -166,15 +166,16 @@ int64_t KvSplits(const KernelConfig& config) {
 // one query tile: the hq / hkv query heads of a K / V head, lq rows each, as
 // hq / hkv * lq rows of one head, so that a tile's K / V is read once per
 // group and a one-row query fills hq / hkv rows of the tile instead of one.
-// Only without an element mask (the rows' positions change) and with every
-// row of a group in the mask's first query block; the launch packs only
-// where the block mask is the same for every head and the rows of q and o
-// are evenly spaced (SparseAttnPlanner::Fill), and never with the
-// warp-specialized engine, whose tensor maps read q and o unpacked.
+// Only where the element mask sees one position per packed row: without
+// one, or for one query row (a decode step: every packed row at q_offset);
+// and with every row of a group in the mask's first query block. The launch
+// packs only where the block mask is the same for every head and the rows
+// of q and o are evenly spaced (SparseAttnPlanner::Fill), and never with
+// the warp-specialized engine, whose tensor maps read q and o unpacked.
 bool PacksGroupedHeads(const Shape& shape) {
-  const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv");
-  return MaskKindOf(shape) == attn::kMaskNone && hq > hkv &&
-         hq / hkv * *shape.Get("lq") <= shape.GetOr("block", 128);
+  const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv"), lq = *shape.Get("lq");
+  return (MaskKindOf(shape) == attn::kMaskNone || lq == 1) && hq > hkv &&
+         hq / hkv * lq <= shape.GetOr("block", 128);
 }
 
 // Query tiles of a launch: per (batch, query head), or per (batch, K / V
@@ -312,15 +313,15 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
 
 // The launch arguments, by position: the tensors, the block mask's lists
 // (BlockMask::AddLaunchArgs), strides in elements (default: contiguous
-// [B, H, L, D]), the softmax scale (default 1/sqrt(d)) and the sliding
-// window's sizes.
+// [B, H, L, D]), the softmax scale (default 1/sqrt(d)), the sliding
+// window's sizes and the element mask's query offset (default 0).
 // clang-format off
 enum SparseAttnArg {
   kQ, kK, kV, kO, kLse,
   kKvNumBlocks, kKvIndices, kFullKvNumBlocks, kFullKvIndices, kMaskBatch, kMaskHeads,
   kQStrideB, kQStrideH, kQStrideL, kKStrideB, kKStrideH, kKStrideL,
   kVStrideB, kVStrideH, kVStrideL, kOStrideB, kOStrideH, kOStrideL,
-  kScale, kWindow, kGlobalTokens, kNumArgs
+  kScale, kWindow, kGlobalTokens, kQOffset, kNumArgs
 };
 constexpr absl::string_view kArgNames[kNumArgs] = {
     "q", "k", "v", "o", "lse",
@@ -328,7 +329,7 @@ constexpr absl::string_view kArgNames[kNumArgs] = {
     "mask_heads",
     "q_stride_b", "q_stride_h", "q_stride_l", "k_stride_b", "k_stride_h", "k_stride_l",
     "v_stride_b", "v_stride_h", "v_stride_l", "o_stride_b", "o_stride_h", "o_stride_l",
-    "scale", "window", "global_tokens"};
+    "scale", "window", "global_tokens", "q_offset"};
 // clang-format on
 static_assert(kNumArgs <= LaunchArgNames::kMaxNames, "LaunchArgNames holds at most kMaxNames");
 
@@ -672,6 +673,7 @@ class SparseAttnPlanner final : public LaunchPlanner {
   DType dtype_;
   int64_t b_, hq_;
   int64_t elem_;
+  int mask_;  // attn::MaskKind
   bool sliding_;
   float default_scale_;
   // The shape's fields and the default (contiguous [B, H, L, D]) strides;
@@ -714,6 +716,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   const int64_t d = *shape.Get("d");
   const int64_t block = shape.GetOr("block", 128);
   const int mask = MaskKindOf(shape);
+  mask_ = mask;
   sliding_ = IsSlidingMask(mask);
   default_scale_ = 1.0f / std::sqrt(float(d));
   base_.batch = int(b_);
@@ -729,6 +732,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   base_.k_stride_b = base_.v_stride_b = hkv * lk * d;
   base_.k_stride_h = base_.v_stride_h = lk * d;
   base_.q_stride_l = base_.k_stride_l = base_.v_stride_l = base_.o_stride_l = d;
+  base_.q_row_mask = -1;
 
   const int engine = SparseAttnEngine(shape, arch);
   const int64_t q_tiles = (lq + bm - 1) / bm;
@@ -878,12 +882,21 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.window = int(window);
     p.global_tokens = int(global_tokens);
   }
+  JITK_ASSIGN_OR_RETURN(const int64_t q_offset, args.IntOr(kQOffset, 0));
+  if (q_offset < 0 || q_offset > base_.len_k) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sparse_attn: q_offset=", q_offset, " must be in [0, lk=", base_.len_k,
+        "] (lk - lq puts the queries at the end of the keys, as in a KV cache)"));
+  }
+  p.q_offset = int(q_offset);
 
   // A group's heads as rows of one tile (PacksGroupedHeads) where the
-  // block mask is every head's and the rows stay evenly spaced.
+  // block mask is every head's and the rows stay evenly spaced; under a
+  // causal mask only where it hides no key (mask_position).
   Dim3 grid = grid_;
   if (packs_ && mask_heads == 1 && EvenGroupRows(p.q_stride_h, p.q_stride_l) &&
-      EvenGroupRows(p.o_stride_h, p.o_stride_l)) {
+      EvenGroupRows(p.o_stride_h, p.o_stride_l) &&
+      (mask_ != attn::kMaskCausal || p.q_offset >= p.len_k - 1)) {
     for (auto [stride_h, stride_l] : {std::pair{&p.q_stride_h, &p.q_stride_l},
                                       std::pair{&p.o_stride_h, &p.o_stride_l}}) {
       if (lq_ == 1) *stride_l = *stride_h;
@@ -891,6 +904,8 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     }
     p.heads_q = p.heads_kv;
     p.len_q = int(group_ * lq_);
+    if (lq_ == 1) p.q_row_mask = 0;  // every packed row at q_offset
+    p.tile_order = attn::kOrderHeadMajor;
     grid = {uint32_t((p.len_q + bm_ - 1) / bm_), uint32_t(p.heads_q), uint32_t(b_)};
   }
   if (splits_ > 1) {

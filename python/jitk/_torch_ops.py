@@ -178,7 +178,7 @@ def _block_size(block_mask):
 
 
 def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, scale=None,
-                layout=None, out=None, return_lse=False):
+                layout=None, out=None, return_lse=False, q_offset=0):
     """Block-sparse attention softmax(q k^T * scale) v over the blocks of
     `block_mask`, on GPU tensors q [B, Hq, Lq, D], k and v [B, Hkv, Lk, D]
     (Hq a multiple of Hkv; float16, bfloat16 or float32).
@@ -188,8 +188,12 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
     tensors and BLOCK_SIZE). Partial blocks apply the element mask `mask`
     ('none', 'causal', 'sliding_window_causal', 'sliding_window'; the last two
     use `window` and `global_tokens`), full blocks none, the way FlexAttention
-    applies its mask_mod. `layout` ('causal', 'sliding_window', 'custom', ...)
-    picks the tuned configs; by default it follows `mask`.
+    applies its mask_mod. The element mask puts query row i at key position
+    i + q_offset: 0 aligns the first query with the first key (SDPA's
+    is_causal), Lk - Lq the last with the last, as for the newest Lq tokens
+    of a KV cache (a decode step, a prefill chunk). `layout` ('causal',
+    'sliding_window', 'custom', ...) picks the tuned configs; by default it
+    follows `mask`.
 
     Returns out [B, Hq, Lq, D], or (out, lse) with lse [B, Hq, Lq] float32
     (natural log) when return_lse."""
@@ -197,7 +201,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
     plans = _thread_plans()
     try:
         key = _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out,
-                        return_lse)
+                        return_lse, q_offset)
         plan = plans.get(key)
     except (AttributeError, TypeError):
         # Not tensors, or unhashable options: checked in full below, where
@@ -205,7 +209,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
         key = plan = None
     if plan is None:
         plan = _SparseAttnPlan(torch, q, k, v, block_mask, mask, window, global_tokens, scale,
-                               layout, out)
+                               layout, out, q_offset)
         if key is not None and plan.reusable:
             if len(plans) >= _MAX_PLANS:
                 plans.clear()
@@ -243,11 +247,12 @@ def _tensor_key(t):
 _PLAIN_NUMBERS = (int, float, type(None))
 
 
-def _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out, return_lse):
+def _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out, return_lse,
+              q_offset):
     """Everything a plan's checks and values depend on; TypeError where a
     value could change under the same key."""
-    if (type(window) not in _PLAIN_NUMBERS or type(global_tokens) not in _PLAIN_NUMBERS or
-            type(scale) not in _PLAIN_NUMBERS):
+    if any(type(value) not in _PLAIN_NUMBERS for value in (window, global_tokens, scale,
+                                                            q_offset)):
         raise TypeError("an option that is not a plain number")
     return (_tensor_key(q), _tensor_key(k), _tensor_key(v),
             None if out is None else _tensor_key(out),
@@ -255,7 +260,7 @@ def _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, o
             id(getattr(block_mask, "kv_indices", None)),
             id(getattr(block_mask, "full_kv_num_blocks", None)),
             id(getattr(block_mask, "full_kv_indices", None)),
-            mask, window, global_tokens, scale, layout, return_lse)
+            mask, window, global_tokens, scale, layout, return_lse, q_offset)
 
 
 class _SparseAttnPlan(object):
@@ -263,7 +268,7 @@ class _SparseAttnPlan(object):
     every value but the pointers filled in."""
 
     def __init__(self, torch, q, k, v, block_mask, mask, window, global_tokens, scale, layout,
-                 out):
+                 out, q_offset):
         if "sparse_attn" not in _core.kernel_names():  # memoized: no C call
             raise NotImplementedError("this libjitk_c.so ({}) has no sparse_attn kernel".format(
                 _capi.library_path()))
@@ -319,7 +324,8 @@ class _SparseAttnPlan(object):
         full = "full_kv_num_blocks" in arrays or "full_kv_indices" in arrays
         self.mask_arrays = tuple(arrays.get(name) for name in _MASK_ARRAYS[:4 if full else 2])
         strides = {"q": q.stride()[:3], "k": k.stride()[:3], "v": v.stride()[:3], "o": o_strides}
-        scalars = _sparse_attn_scalars(strides, mask_b, mask_h, window, global_tokens, scale)
+        scalars = _sparse_attn_scalars(strides, mask_b, mask_h, window, global_tokens, q_offset,
+                                       scale)
         self.array = _sparse_attn_array(full, scale is not None)
         for i, value in enumerate(scalars, len(self.array) - len(scalars)):
             setattr(self.array[i], _VALUE_FIELDS[self.array[i].kind], value)
@@ -383,7 +389,7 @@ _ATTN_POINTERS = ("q", "k", "v", "o", "lse", "kv_num_blocks", "kv_indices")
 _ATTN_FULL_POINTERS = ("full_kv_num_blocks", "full_kv_indices")
 # The block mask's arrays, in the order of their launch arguments.
 _MASK_ARRAYS = _ATTN_POINTERS[5:] + _ATTN_FULL_POINTERS
-_ATTN_INTS = ("mask_batch", "mask_heads", "window", "global_tokens")
+_ATTN_INTS = ("mask_batch", "mask_heads", "window", "global_tokens", "q_offset")
 _ATTN_STRIDED = ("q", "k", "v", "o")
 
 
@@ -391,11 +397,12 @@ def _full_given(pointers):
     return bool(pointers.get("full_kv_num_blocks") or pointers.get("full_kv_indices"))
 
 
-def _sparse_attn_scalars(strides, mask_batch, mask_heads, window, global_tokens, scale):
+def _sparse_attn_scalars(strides, mask_batch, mask_heads, window, global_tokens, q_offset,
+                         scale):
     """The launch arguments after the pointers, in the order of
     _sparse_attn_names."""
     ints = {"mask_batch": mask_batch, "mask_heads": mask_heads, "window": window,
-            "global_tokens": global_tokens}
+            "global_tokens": global_tokens, "q_offset": q_offset}
     values = [int(ints[name]) for name in _ATTN_INTS]
     if scale is not None:
         values.append(float(scale))
@@ -420,7 +427,7 @@ def _sparse_attn_kind(name):
 
 
 def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global_tokens=0,
-                     scale=None):
+                     scale=None, q_offset=0):
     """The sparse_attn launch arguments (lib/attention/sparse_attn_template.h)
     as (name, value) pairs. `pointers` maps q, k, v, o, lse (0: none) and the
     block-mask arrays to addresses (full_kv_* may be absent); `strides` maps
@@ -428,7 +435,8 @@ def sparse_attn_args(pointers, strides, mask_batch, mask_heads, window=0, global
     full = _full_given(pointers)
     values = [pointers.get(name, 0) for name in
               _ATTN_POINTERS + (_ATTN_FULL_POINTERS if full else ())]
-    values += _sparse_attn_scalars(strides, mask_batch, mask_heads, window, global_tokens, scale)
+    values += _sparse_attn_scalars(strides, mask_batch, mask_heads, window, global_tokens,
+                                   q_offset, scale)
     names = _sparse_attn_names(full, scale is not None)
     return [(name, _core.Pointer(value) if _sparse_attn_kind(name) == _capi.ARG_POINTER
              else value) for name, value in zip(names, values)]

@@ -203,6 +203,34 @@ class SparseAttnTest(TorchTest):
             r = jitk.parity(got, want, name="decode lq={}".format(lq), verbose=False)
             self.assertGreater(r["cosine"], 0.9999, r)
 
+    def test_kv_cache_steps_under_element_masks_match_sdpa(self):
+        # The queries are the newest lq tokens of 1000 (q_offset = 1000 - lq):
+        # a sliding-window decode step (grouped heads packed as rows) and a
+        # causal prefill chunk, against SDPA with the same mask written out.
+        lk, window = 1000, 256
+        for lq, mask_name in ((1, "sliding_window_causal"), (16, "causal"),
+                              (16, "sliding_window_causal")):
+            off = lk - lq
+
+            def allowed(qi, ki):
+                seen = ki <= qi + off
+                return seen & (qi + off - ki < window) if mask_name != "causal" else seen
+
+            q = torch.randn(2, 8, lq, 128, device="cuda", dtype=torch.float16)
+            k, v = (torch.randn(2, 2, lk, 128, device="cuda", dtype=torch.float16)
+                    for _ in range(2))
+            mask = self.create_block_mask(lambda b_, h_, qi, ki: allowed(qi, ki), None, None, lq,
+                                          lk, device="cuda")
+            got = jitk.sparse_attn(q, k, v, mask, mask=mask_name, window=window, q_offset=off)
+            qi = torch.arange(lq, device="cuda")[:, None]
+            ki = torch.arange(lk, device="cuda")[None, :]
+            want = torch.nn.functional.scaled_dot_product_attention(
+                q.double(), k.double().repeat_interleave(4, 1), v.double().repeat_interleave(4, 1),
+                attn_mask=allowed(qi, ki))
+            r = jitk.parity(got, want, name="{} lq={}".format(mask_name, lq), verbose=False)
+            self.assertGreater(r["cosine"], 0.99999, r)
+            self.assertLess(r["max_abs"], 2e-3, r)
+
     def test_decode_steps_on_two_streams_match_sdpa(self):
         # A decode step splits its key range into scratch memory kept per
         # stream: two streams computing at once must not share it.

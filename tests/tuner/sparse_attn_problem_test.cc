@@ -88,6 +88,21 @@ TEST(SparseAttnProblemTest, BuffersAndArgsFollowTheMask) {
   EXPECT_DOUBLE_EQ(p->flops(), 4.0 * kHeadsQ * kLen * kLen * kHeadDim / 2);
 }
 
+// Fewer queries than keys: a KV cache's step, the queries at the last
+// positions, so a causal decode step sees every key.
+TEST(SparseAttnProblemTest, ShortQueriesSitAtTheEndOfTheKeys) {
+  const Shape decode = BlockMask::Causal(1, kLen, 64)->AttentionShape(DType::kF16, 1, kHeadsQ,
+                                                                       kHeadsKv, kHeadDim);
+  std::unique_ptr<ProblemInstance> p = Make(decode);
+  ASSERT_NE(p, nullptr);
+  int slots[8];
+  void* pointers[8];
+  for (int i = 0; i < 8; ++i) pointers[i] = &slots[i];
+  EXPECT_EQ(p->Args(pointers).Find("q_offset")->integer, kLen - 1);
+  EXPECT_DOUBLE_EQ(p->flops(), 4.0 * kHeadsQ * kHeadDim * (kLen - 1 + 0.5));
+  EXPECT_EQ(Make(CausalShape(DType::kF16))->Args(pointers).Find("q_offset")->integer, 0);
+}
+
 TEST(SparseAttnProblemTest, InputsAreDeterministicAndChunkIndependent) {
   std::unique_ptr<ProblemInstance> p = Make(CausalShape(DType::kBF16));
   ASSERT_NE(p, nullptr);

@@ -2,7 +2,10 @@
 //
 // The shape names the layout (dense, causal, or a causal sliding window of
 // 1024 keys plus 128 global tokens, the issue-6 benchmark pattern), the block
-// mask is built from it and uploaded as four input buffers. Q and K are
+// mask is built from it and uploaded as four input buffers. With fewer
+// queries than keys the causal and sliding masks put the queries at the last
+// positions, as a KV cache's decode step or prefill chunk does (top-left, a
+// decode step would see one key). Q and K are
 // uniform in [-2, 2), V in [-1, 1), stored in the shape's dtype.
 //
 // Validation: the reference is fp64 from the stored inputs, row by row
@@ -58,13 +61,15 @@ absl::StatusOr<BlockMask> MaskFor(const Shape& shape) {
   JITK_ASSIGN_OR_RETURN(int64_t lk, shape.Get("lk"));
   const int block = int(shape.GetOr("block", 128));
   const auto layout = AttentionLayout(shape.GetOr("layout", 0));
+  const int q_offset = int(std::max<int64_t>(0, lk - lq));
   switch (layout) {
     case AttentionLayout::kDense:
       return BlockMask::Dense(int(lq), int(lk), block);
     case AttentionLayout::kCausal:
-      return BlockMask::Causal(int(lq), int(lk), block);
+      return BlockMask::Causal(int(lq), int(lk), block, q_offset);
     case AttentionLayout::kSlidingWindow:
-      return BlockMask::SlidingWindow(int(lq), int(lk), kWindow, kGlobalTokens, true, block);
+      return BlockMask::SlidingWindow(int(lq), int(lk), kWindow, kGlobalTokens, true, block,
+                                      q_offset);
     default:
       return absl::InvalidArgumentError(absl::StrCat(
           "sparse_attn: the tuning problem builds dense, causal and sliding-window masks, not ",
@@ -136,7 +141,8 @@ class SparseAttnInstance final : public ProblemInstance {
     }
     args.Int("mask_batch", mask_.batch()).Int("mask_heads", mask_.heads());
     args.Int("window", mask_.element_mask().window)
-        .Int("global_tokens", mask_.element_mask().global_tokens);
+        .Int("global_tokens", mask_.element_mask().global_tokens)
+        .Int("q_offset", mask_.element_mask().q_offset);
     return args;
   }
 
@@ -147,8 +153,15 @@ class SparseAttnInstance final : public ProblemInstance {
   // square (the convention of the published figures), other masks by the
   // blocks they compute.
   double flops() const override {
-    const double dense = 4.0 * double(b_ * hq_) * double(lq_) * double(lk_) * double(d_);
-    return mask_.layout() == AttentionLayout::kCausal ? dense / 2 : dense * mask_.Density();
+    const double per_pair = 4.0 * double(b_ * hq_) * double(d_);
+    if (mask_.layout() != AttentionLayout::kCausal) {
+      return per_pair * double(lq_) * double(lk_) * mask_.Density();
+    }
+    // Row i sees q_offset + i + 1 keys until they run out; a square counts
+    // L^2 / 2, as issue 6 does.
+    const double offset = mask_.element_mask().q_offset;
+    const double rows = std::min(double(lq_), double(lk_) - offset);
+    return per_pair * (rows * offset + rows * rows / 2 + (double(lq_) - rows) * double(lk_));
   }
 
  private:

@@ -63,6 +63,37 @@ TEST(BlockMaskTest, CausalOddLengthsTopLeftAligned) {
   ExpectAllows(*mask, 1, [](int, int q, int k) { return k <= q; });
 }
 
+// A prefill chunk at the end of a KV cache: query row q at key q + 130.
+TEST(BlockMaskTest, CausalQueriesAtTheEndOfTheKeys) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(70, 200, 32, 130);
+  ASSERT_THAT(mask, IsOk());
+  EXPECT_EQ(mask->element_mask().q_offset, 130);
+  ExpectAllows(*mask, 1, [](int, int q, int k) { return k <= q + 130; });
+  // A decode step at the last key sees every key: full blocks only.
+  absl::StatusOr<BlockMask> decode = BlockMask::Causal(1, 200, 32, 199);
+  ASSERT_THAT(decode, IsOk());
+  EXPECT_EQ(PartialCount(*decode, 0), 0);
+  EXPECT_EQ(FullCount(*decode, 0), 7);
+  ExpectAllows(*decode, 1, [](int, int, int) { return true; });
+}
+
+TEST(BlockMaskTest, SlidingWindowDecodeStep) {
+  const int w = 50, g = 4;
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 300, w, g, true, 16, 299);
+  ASSERT_THAT(mask, IsOk());
+  ExpectAllows(*mask, 1, [&](int, int, int k) { return k < g || 299 - k < w; });
+  EXPECT_EQ(mask->VisitedBlocks(), 5) << "the global block and the window's four";
+}
+
+TEST(BlockMaskTest, QueryOffsetLiesAmongTheKeys) {
+  EXPECT_THAT(
+      BlockMask::Causal(10, 100, 16, 101),
+      StatusIs(absl::StatusCode::kInvalidArgument, "q_offset=101 must be in [0, len_k=100]"));
+  EXPECT_THAT(BlockMask::SlidingWindow(10, 100, 8, 0, true, 16, -1),
+              StatusIs(absl::StatusCode::kInvalidArgument, "q_offset=-1"));
+  EXPECT_THAT(BlockMask::Causal(10, 100, 16, 100), IsOk());
+}
+
 TEST(BlockMaskTest, SlidingWindowCausalWithGlobalTokens) {
   const int w = 40, g = 8;
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(200, 200, w, g, true, 32);

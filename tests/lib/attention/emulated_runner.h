@@ -52,6 +52,7 @@ struct EmulatedRun {
   float scale = 0;  // 0: the kernel's default 1/sqrt(d)
   int compute_units = 0;  // > 0: the device's SM / CU count instead of the table's
   int expected_tile_order = -1;  // >= 0: the TileOrder PlanLaunch must pick
+  int expected_heads_q = 0;  // > 0: the launch's heads (a group's heads packed as rows)
 };
 
 // Block lists the kernel reads instead of the mask's own (one partial list
@@ -109,7 +110,8 @@ inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const Ra
   }
   args.Int("mask_batch", mask.batch()).Int("mask_heads", mask.heads());
   args.Int("window", mask.element_mask().window)
-      .Int("global_tokens", mask.element_mask().global_tokens);
+      .Int("global_tokens", mask.element_mask().global_tokens)
+      .Int("q_offset", mask.element_mask().q_offset);
   if (run.scale > 0) args.Float("scale", run.scale);
 
   absl::Status planned = t.PlanLaunch(run.config, shape, *arch, args, launch.plan);
@@ -160,6 +162,7 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
   Params params;
   std::memcpy(&params, launch.plan.args.pointers()[0], sizeof(Params));
   if (run.expected_tile_order >= 0) ASSERT_EQ(params.tile_order, run.expected_tile_order);
+  if (run.expected_heads_q > 0) ASSERT_EQ(params.heads_q, run.expected_heads_q);
   FinishEmulated(run, mask, launch, [&](const internal::LaunchPlan& plan) {
     std::memcpy(&params, plan.args.pointers()[0], sizeof(Params));
     return [&] { kernel(params); };

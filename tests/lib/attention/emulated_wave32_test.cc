@@ -43,19 +43,27 @@ void MmaTmaFwd(const E& p, const Maps& maps) {
 // Every engine's element mask (row_keys / key_visible) keeps exactly the
 // keys ElementMask::Allows does (the definition the reference uses), in
 // bounds, for every mask kind: narrow and wide windows, global tokens, more
-// queries than keys, rows past len_q (padding of the last tile, never
-// stored) up to len_q + len_k, where the range clamps its window, and keys
-// past either end. Then mask_scores, which applies it to the mma.sync C
-// fragments, keeps them too.
+// queries than keys, queries from the first key's position to the last's
+// (q_offset) and all at one (packed rows, q_row_mask 0, at the last key as
+// the host packs causal launches), rows past len_q (padding of the last
+// tile, never stored) up to position len_q + len_k, where the range clamps
+// its window, and keys past either end. The engines pass each row's
+// position (row + q_offset). Then mask_scores, which applies it to the
+// mma.sync C fragments, keeps them too.
 struct MaskCase {
-  int len_q, len_k, window, global;
+  int len_q, len_k, window, global, q_offset, q_row_mask;
 };
 std::vector<MaskCase> MaskCases() {
   std::vector<MaskCase> cases;
   for (int len_q : {1, 40, 90}) {
     for (int len_k : {1, 33, 70}) {
       for (int window : {1, 3, 8, 37, 1000, 1 << 30}) {
-        for (int global : {0, 3, 1 << 30}) cases.push_back({len_q, len_k, window, global});
+        for (int global : {0, 3, 1 << 30}) {
+          for (int q_offset : {0, len_k / 2, len_k}) {
+            cases.push_back({len_q, len_k, window, global, q_offset, -1});
+          }
+          cases.push_back({len_q, len_k, window, global, len_k - 1, 0});
+        }
       }
     }
   }
@@ -68,26 +76,34 @@ E MaskParams(const MaskCase& c) {
   p.len_k = c.len_k;
   p.window = c.window;
   p.global_tokens = c.global;
+  p.q_offset = c.q_offset;
+  p.q_row_mask = c.q_row_mask;
   return p;
 }
 
 bool Wanted(const MaskCase& c, int mask, bool apply_mod, int row, int key) {
-  const ElementMask element{MaskMod(mask), c.window, c.global};
-  return key >= 0 && key < c.len_k && (!apply_mod || element.Allows(row, key));
+  const ElementMask element{MaskMod(mask), c.window, c.global, c.q_offset};
+  return key >= 0 && key < c.len_k && (!apply_mod || element.Allows(row & c.q_row_mask, key));
+}
+
+// Rows whose positions lie below len_q + len_k.
+int RowsChecked(const MaskCase& c) {
+  return c.q_row_mask == 0 ? c.len_q : c.len_q + c.len_k - c.q_offset;
 }
 
 template <int MASK>
 void ExpectRowKeysMatchElementMask() {
   for (const MaskCase& c : MaskCases()) {
     const E p = MaskParams(c);
-    for (int row = 0; row < c.len_q + c.len_k; ++row) {
+    for (int row = 0; row < RowsChecked(c); ++row) {
       for (bool apply_mod : {false, true}) {
-        const auto keys = jitk_emu32::attn::row_keys<MASK>(row, apply_mod, p);
+        const auto keys = jitk_emu32::attn::row_keys<MASK>(row + c.q_offset, apply_mod, p);
         for (int key = -16; key < c.len_k + 16; ++key) {
           ASSERT_EQ(jitk_emu32::attn::key_visible(key, keys), Wanted(c, MASK, apply_mod, row, key))
               << "mask " << MASK << " row " << row << " key " << key << " len_q " << c.len_q
               << " len_k " << c.len_k << " window " << c.window << " global " << c.global
-              << " apply_mod " << apply_mod;
+              << " q_offset " << c.q_offset << " q_row_mask " << c.q_row_mask << " apply_mod "
+              << apply_mod;
         }
       }
     }
@@ -104,14 +120,15 @@ void ExpectMaskScoresMatchElementMask() {
         for (bool apply_mod : {false, true}) {
           float s[kNT][4];
           for (auto& tile : s) std::fill(std::begin(tile), std::end(tile), 1.f);
-          jitk_emu32::attn::mask_scores<MASK>(s, row0, col0, apply_mod, p);
+          jitk_emu32::attn::mask_scores<MASK>(s, row0 + c.q_offset, col0, apply_mod, p);
           for (int nt = 0; nt < kNT; ++nt) {
             for (int i = 0; i < 4; ++i) {
               const int row = row0 + (i >> 1) * 8, col = col0 + nt * 8 + (i & 1);
-              if (row >= c.len_q + c.len_k) continue;
+              if (row >= RowsChecked(c)) continue;
               ASSERT_EQ(s[nt][i] == 1.f, Wanted(c, MASK, apply_mod, row, col))
                   << "mask " << MASK << " row " << row << " col " << col << " len_q " << c.len_q
                   << " len_k " << c.len_k << " window " << c.window << " global " << c.global
+                  << " q_offset " << c.q_offset << " q_row_mask " << c.q_row_mask
                   << " apply_mod " << apply_mod;
             }
           }
@@ -119,6 +136,48 @@ void ExpectMaskScoresMatchElementMask() {
       }
     }
   }
+}
+
+// The corner tests of causal and sliding-causal tiles (keys_visible): a
+// tile they skip has no visible pair, and one they call whole has no
+// masked pair, for rows anywhere among the keys (keys past len_k are the
+// bounds' to mask, whole tile or not).
+template <int MASK>
+void ExpectCornerTestsMatchElementMask() {
+  for (const MaskCase& c : MaskCases()) {
+    const E p = MaskParams(c);
+    const ElementMask element{MaskMod(MASK), c.window, c.global, c.q_offset};
+    for (int lo = 0; lo < RowsChecked(c); lo += 7) {
+      for (int hi = lo; hi < std::min(RowsChecked(c), lo + 24); hi += 6) {
+        for (int k_lo = 0; k_lo < c.len_k; k_lo += 5) {
+          const int k_hi = k_lo + 7;
+          bool partial = true;
+          const int pos_lo = lo + c.q_offset, pos_hi = hi + c.q_offset;
+          const bool visible = jitk_emu32::attn::keys_visible<MASK>(pos_lo, pos_hi, pos_lo, pos_hi,
+                                                                    k_lo, k_hi, p, &partial);
+          bool any = false, all = true;
+          for (int row = lo; row <= hi; ++row) {
+            for (int key = k_lo; key <= std::min(k_hi, c.len_k - 1); ++key) {
+              const bool allowed = element.Allows(row & c.q_row_mask, key);
+              any = any || allowed;
+              all = all && allowed;
+            }
+          }
+          ASSERT_TRUE(visible || !any) << "skipped a seen tile: rows " << lo << ".." << hi
+                                       << " keys " << k_lo << ".." << k_hi << " q_offset "
+                                       << c.q_offset << " q_row_mask " << c.q_row_mask;
+          ASSERT_TRUE(partial || all) << "unmasked a partial tile: rows " << lo << ".." << hi
+                                      << " keys " << k_lo << ".." << k_hi << " q_offset "
+                                      << c.q_offset << " q_row_mask " << c.q_row_mask;
+        }
+      }
+    }
+  }
+}
+
+TEST(EmulatedWave32Test, CornerTestsMatchElementMask) {
+  ExpectCornerTestsMatchElementMask<jitk_emu32::attn::kMaskCausal>();
+  ExpectCornerTestsMatchElementMask<jitk_emu32::attn::kMaskSlidingCausal>();
 }
 
 TEST(EmulatedWave32Test, RowKeysMatchElementMask) {
@@ -334,6 +393,47 @@ TEST(EmulatedWave32Test, MmaF16GroupedHeadsAsRows) {
     RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 0, 1>, run,
                    *decode);
   }
+}
+
+// A prefill chunk at the end of a KV cache: 40 queries at key positions
+// 165..204 (q_offset), so the causal diagonal crosses blocks off their
+// corners and the first queries already see most keys.
+TEST(EmulatedWave32Test, MmaF16CausalChunkAtTheEndOfTheKeys) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(40, 205, 16, 165);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 4, 2, 40, 205, 32), Config(16, 16, 1, 2), "sm_80",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 1, 1>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 1, 1>, run,
+                 *mask);
+  run.arch = "sm_90";
+  run.expected_name = "jitk::sparse_attn_tma_fwd<16, 16, 1, 2, 32, jitk::f16, 1>";
+  RunEmulated<E, Maps>(&MmaTmaFwd<16, 16, 1, 2, 32, jitk_emu32::f16, 1>, run, *mask);
+}
+
+// A sliding-window model's decode step: one query at the last key, a
+// group's three heads packed as the rows of one tile (all at that
+// position), unsplit and over three key ranges.
+TEST(EmulatedWave32Test, MmaF16SlidingDecodeGroupedHeadsAsRows) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 300, 50, 4, true, 16, 299);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 6, 2, 1, 300, 32), Config(16, 16, 1, 2), "sm_80",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 2, 1>"};
+  run.expected_heads_q = 2;
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>, run,
+                 *mask);
+  run.config["KV_SPLITS"] = 3;
+  run.expected_name = "jitk::sparse_attn_split_fwd<16, 16, 1, 2, 32, jitk::f16, 2, 1>";
+  RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>, run,
+                 *mask);
+}
+
+// The two-sided window on the fp32 engine, its queries from key 50 on.
+TEST(EmulatedWave32Test, FmaF32SlidingBidirectionalQueryOffset) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(30, 100, 20, 3, false, 16, 50);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF32, 2, 1, 30, 100, 32), Config(16, 16, 1, 1), "sm_90",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 1, 32, float, 3, 0>"};
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 1, 32, float, 3, 0>, run, *mask);
 }
 
 TEST(EmulatedWave32Test, FmaF32KeyRangeSplitsSlidingWindow) {

@@ -86,6 +86,16 @@ TEST(EmulatedWave64Test, MfmaBf16SlidingStagedDefaultTiles) {
                  *mask);
 }
 
+// A causal prefill chunk at the end of the keys (q_offset 90), staged: a
+// wave's corner tests see positions, its diagonal off the blocks' corners.
+TEST(EmulatedWave64Test, MfmaF16CausalChunkAtTheEndOfTheKeys) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(100, 190, 64, 90);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 100, 190, 64), Config(64, 32, 2, 2), "gfx90a",
+                  "jitk::sparse_attn_fwd<64, 32, 2, 2, 64, jitk::f16, 1, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 32, 2, 2, 64, jitk_emu64::f16, 1, 2>, run, *mask);
+}
+
 // A decode step: one query row per head against 300 keys, the rest of the
 // 128-row query tile past the end.
 TEST(EmulatedWave64Test, MfmaF16DecodeOneQueryRow) {

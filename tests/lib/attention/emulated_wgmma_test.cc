@@ -80,6 +80,30 @@ TEST(EmulatedWgmmaTest, F16DecodeKeyRangeSplits) {
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 128, f16, 0, true>, run, *mask);
 }
 
+// A sliding-window decode step at the last key: four heads packed as rows
+// of one 64-row tile, the window's key tiles split over three ranges.
+TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 300, 0, true, 64, 999);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(64, 64, 4, 2);
+  config["KV_SPLITS"] = 3;
+  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
+                  "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
+  run.expected_heads_q = 2;
+  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
+}
+
+// A causal prefill chunk at the end of the keys (q_offset 130) on the
+// persistent engine: its corner tests and masks see positions, not rows.
+TEST(EmulatedWgmmaTest, WsF16CausalChunkAtTheEndOfTheKeys) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(200, 330, 128, 130);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 200, 330, 64), Config(128, 128, 12, 3), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<128, 128, 12, 3, 64, jitk::f16, 1>"};
+  run.compute_units = 2;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 64, f16, 1>, run, *mask);
+}
+
 TEST(EmulatedWgmmaTest, WsF16CausalGqaPersistent) {
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(300, 300, 128);
   ASSERT_TRUE(mask.ok()) << mask.status();

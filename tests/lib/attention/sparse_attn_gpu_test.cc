@@ -141,16 +141,17 @@ LaunchArgs ArgsFor(const DeviceProblem& d, const Tensor& q, const Tensor& k, con
 }
 
 // The block mask each test uses for a layout (sized so that sparse layouts
-// skip blocks at a few hundred tokens); custom_block sets kCustom's block size.
+// skip blocks at a few hundred tokens); custom_block sets kCustom's block
+// size, q_offset the causal and sliding layouts' query positions.
 absl::StatusOr<BlockMask> LayoutMask(AttentionLayout layout, int batch, int heads_q, int lq, int lk,
-                                     uint64_t seed, int custom_block = 64) {
+                                     uint64_t seed, int custom_block = 64, int q_offset = 0) {
   switch (layout) {
     case AttentionLayout::kDense:
       return BlockMask::Dense(lq, lk, 128);
     case AttentionLayout::kCausal:
-      return BlockMask::Causal(lq, lk, 128);
+      return BlockMask::Causal(lq, lk, 128, q_offset);
     case AttentionLayout::kSlidingWindow:
-      return BlockMask::SlidingWindow(lq, lk, 200, 48, true, 128);
+      return BlockMask::SlidingWindow(lq, lk, 200, 48, true, 128, q_offset);
     case AttentionLayout::kBigBird: {
       BlockMask::BigBirdOptions o;
       o.seed = seed;
@@ -196,6 +197,7 @@ struct Case {
   std::optional<KernelConfig> config;
   Problem problem;
   int custom_block = 64;  // kCustom's mask block size
+  int q_offset = 0;       // kCausal's and kSlidingWindow's first query position
 };
 
 Problem BaseProblem(DType dtype, int d, int index) {
@@ -243,6 +245,19 @@ std::vector<Case> AllCases() {
       Case c{AttentionLayout::kDense, dtype, 128, std::nullopt, BaseProblem(dtype, 128, index++)};
       c.problem.len_q = len_q;
       c.problem.len_k = 1000;
+      cases.push_back(c);
+    }
+  }
+  // KV-cache steps under element masks, the queries at the last len_q
+  // positions: decode steps (a group's heads packed as rows, split by
+  // default), a few rows, and a prefill chunk.
+  for (AttentionLayout layout : {AttentionLayout::kCausal, AttentionLayout::kSlidingWindow}) {
+    for (int len_q : {1, 5, 200}) {
+      const DType dtype = len_q == 5 ? DType::kBF16 : DType::kF16;
+      Case c{layout, dtype, 128, std::nullopt, BaseProblem(dtype, 128, index++)};
+      c.problem.len_q = len_q;
+      c.problem.len_k = 1000;
+      c.q_offset = 1000 - len_q;
       cases.push_back(c);
     }
   }
@@ -299,7 +314,8 @@ Shape ShapeFor(const Case& c, const BlockMask& mask) {
 // The block mask of a case's layout and problem.
 absl::StatusOr<BlockMask> CaseMask(const Case& c, uint64_t seed) {
   const Problem& p = c.problem;
-  return LayoutMask(c.layout, p.batch, p.heads_q, p.len_q, p.len_k, seed, c.custom_block);
+  return LayoutMask(c.layout, p.batch, p.heads_q, p.len_q, p.len_k, seed, c.custom_block,
+                    c.q_offset);
 }
 
 void RunCase(KernelPool& pool, const Device& device, const Case& c, uint64_t seed) {

@@ -225,10 +225,16 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
   EXPECT_EQ(KernelConfigToString(
                 T().DefaultConfig(DecodeShape(8192).Set("b", 8), Arch("sm_90a"))),
             "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=4,STAGES=2,WAVES=4");
-  // Unpacked (an element mask), 256 tiles fill the GPU unsplit: one
-  // computing warpgroup of 64 rows, warp-specialized, two blocks per SM.
+  // One query row packs under an element mask too.
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(
                 DecodeShape(8192).Set("b", 8).Set("layout", 2).Set("mask", 3), Arch("sm_90a"))),
+            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=4,STAGES=2,WAVES=4");
+  // Unpacked (an element mask over five rows), 256 tiles fill the GPU
+  // unsplit: one computing warpgroup of 64 rows, warp-specialized, two
+  // blocks per SM.
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(
+                DecodeShape(8192).Set("b", 8).Set("lq", 5).Set("layout", 2).Set("mask", 3),
+                Arch("sm_90a"))),
             "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
 }
 
@@ -412,6 +418,11 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
   EXPECT_EQ(p.mask_stride_h, 8);
   EXPECT_NEAR(p.scale_log2, 1.4426950408889634 / std::sqrt(128.0), 1e-7);
   EXPECT_EQ(p.tile_order, attn::kOrderRankMajor);
+  EXPECT_EQ(p.q_offset, 0) << "default: top-left aligned";
+  EXPECT_EQ(p.q_row_mask, -1) << "every row at its own position";
+  ASSERT_THAT(T().PlanLaunch(c, s, sm80, GoodArgs().Int("q_offset", 1000), plan), IsOk());
+  std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
+  EXPECT_EQ(p.q_offset, 1000);
   // AMD: static LDS, no dynamic shared memory.
   const ArchInfo gfx90a = Arch("gfx90a");
   ASSERT_THAT(T().PlanLaunch(T().DefaultConfig(s, gfx90a), s, gfx90a, GoodArgs(), plan), IsOk());
@@ -465,10 +476,37 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
   const KernelConfig ws = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 8}, {"STAGES", 3}};
   std::tie(grid, p) = planned(ws, one_row, GoodArgs(1));
   EXPECT_EQ(p.heads_q, 32);
-  // An element mask ties rows to positions: unpacked.
-  std::tie(grid, p) = planned(split, DecodeShape(4096).Set("layout", 1).Set("mask", 1),
-                              GoodArgs(1));
+  EXPECT_EQ(p.q_row_mask, -1);
+  // An element mask sees a position per row: one query row packs, every
+  // row of a group at q_offset (the sliding masks fold them onto it);
+  // head-major, as packed launches are.
+  const Shape sliding_one_row = DecodeShape(4096).Set("layout", 2).Set("mask", 2);
+  LaunchArgs window = GoodArgs(1).Int("window", 1024).Int("global_tokens", 0);
+  std::tie(grid, p) = planned(split, sliding_one_row, window.Int("q_offset", 4000));
+  EXPECT_EQ(p.heads_q, 8);
+  EXPECT_EQ(p.len_q, 4);
+  EXPECT_EQ(p.q_row_mask, 0);
+  EXPECT_EQ(p.q_offset, 4000);
+  EXPECT_EQ(p.tile_order, attn::kOrderHeadMajor);
+  EXPECT_EQ(grid.x, 1u);
+  EXPECT_EQ(grid.y, 8u);
+  // A causal step packs where its mask hides no key (a row at the last key
+  // or after it): the causal mask takes the packed rows' positions as they
+  // come.
+  const Shape causal_one_row = DecodeShape(4096).Set("layout", 1).Set("mask", 1);
+  const KernelConfig unsplit = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  std::tie(grid, p) = planned(unsplit, causal_one_row, GoodArgs(1).Int("q_offset", 4095));
+  EXPECT_EQ(p.heads_q, 8);
+  EXPECT_EQ(p.tile_order, attn::kOrderHeadMajor) << "rank-major reads the grid's x as the head";
+  EXPECT_EQ(grid.y, 8u);
+  std::tie(grid, p) = planned(unsplit, causal_one_row, GoodArgs(1).Int("q_offset", 4094));
   EXPECT_EQ(p.heads_q, 32);
+  EXPECT_EQ(p.q_row_mask, -1);
+  // Five rows are five positions: unpacked.
+  std::tie(grid, p) =
+      planned(split, DecodeShape(4096).Set("lq", 5).Set("layout", 1).Set("mask", 1), GoodArgs(1));
+  EXPECT_EQ(p.heads_q, 32);
+  EXPECT_EQ(p.q_row_mask, -1);
 }
 
 // Rank-major order (grid heads x query tiles x batch) for a causal mask
@@ -810,6 +848,12 @@ TEST(SparseAttnTemplateTest, PlanLaunchRejectsBadArguments) {
   EXPECT_THAT(T().PlanLaunch(c, sliding, sm90,
                              GoodArgs().Int("window", 1024).Int("global_tokens", 128), plan),
               IsOk());
+  // The queries' offset lies among the keys.
+  EXPECT_THAT(plan_with(GoodArgs().Int("q_offset", -1)),
+              StatusIs(code, "q_offset=-1 must be in [0, lk=1000]"));
+  EXPECT_THAT(plan_with(GoodArgs().Int("q_offset", 1001)),
+              StatusIs(code, "lk - lq puts the queries at the end of the keys"));
+  EXPECT_THAT(plan_with(GoodArgs().Int("q_offset", 1000)), IsOk());
 }
 
 }  // namespace
