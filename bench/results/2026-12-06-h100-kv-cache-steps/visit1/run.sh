@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Queries at the end of the keys (q_offset): the GPU tests, the Python tests,
 # sliding-window decode steps packed and unpacked against SDPA over the window.
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 export JITK_LIBRARY=$PWD/$B/lib/c_api/libjitk_c.so PYTHONPATH=$PWD/python
 export JITK_CACHE_DIR=/tmp/jitk-cache
