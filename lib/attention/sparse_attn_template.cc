@@ -220,6 +220,15 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
   return splits;
 }
 
+// Key tiles a query tile of `rows` positions can visit under a sliding
+// mask: its window's (on both sides for the two-sided mask) and the global
+// tokens', each run cut by tile edges at both ends.
+int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t rows,
+                        int64_t block_n) {
+  const int64_t band = (mask == attn::kMaskSliding ? 2 * window : window) + rows;
+  return (band + block_n - 1) / block_n + (global_tokens + block_n - 1) / block_n + 2;
+}
+
 // Built-in defaults, first valid one wins; from the H200 sweeps under
 // bench/results/ that each case names (a tuned DB overrides them).
 std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchInfo& arch) {
@@ -665,7 +674,7 @@ class SparseAttnPlanner final : public LaunchPlanner {
     return lq_ == 1 || stride_h == lq_ * stride_l;
   }
   // A split launch (splits_ > 1): the split pass into the scratch, then
-  // the combine pass into o and lse.
+  // the combine pass into o and lse; p.kv_splits ranges.
   void FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPlan& plan) const;
   // The kernel's tensor-map argument, its k and v maps (of p's tensors).
   void AddTensorMaps(const SparseAttnParams& p, LaunchPlan& plan) const;
@@ -682,7 +691,7 @@ class SparseAttnPlanner final : public LaunchPlanner {
   Dim3 grid_, block_;
   uint32_t dynamic_shared_bytes_ = 0;
   int64_t splits_;
-  int64_t bm_, lq_, d_;
+  int64_t bm_, bn_, lq_, d_;
   int64_t group_;        // query heads per K / V head
   bool packs_ = false;   // PacksGroupedHeads, not warp-specialized
   int combine_rows_ = 1;  // query rows per block of the combine pass
@@ -709,6 +718,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
       elem_(int64_t(DTypeSize(shape.dtype()))),
       splits_(splits),
       bm_(bm),
+      bn_(bn),
       lq_(*shape.Get("lq")),
       d_(*shape.Get("d")),
       group_(*shape.Get("hq") / *shape.Get("hkv")) {
@@ -881,6 +891,10 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     }
     p.window = int(window);
     p.global_tokens = int(global_tokens);
+    // At most one range per key tile the window leaves a query tile (more
+    // would stay empty and still cost their blocks and the combine's reads).
+    p.kv_splits = int(std::min(splits_, SlidingKeyTiles(mask_, window, global_tokens,
+                                                        std::min(bm_, lq_), bn_)));
   }
   JITK_ASSIGN_OR_RETURN(const int64_t q_offset, args.IntOr(kQOffset, 0));
   if (q_offset < 0 || q_offset > base_.len_k) {
@@ -929,7 +943,7 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   part.o_stride_l = d_;
   part.o_stride_h = p.len_q * d_;
   part.o_stride_b = p.heads_q * part.o_stride_h;
-  plan.grid = {grid.x, grid.y, uint32_t(grid.z * splits_)};
+  plan.grid = {grid.x, grid.y, uint32_t(grid.z * p.kv_splits)};
   plan.block = block_;
   plan.dynamic_shared_bytes = dynamic_shared_bytes_;
   plan.scratch_bytes = partial_o_bytes_ + partial_lse_bytes_;

@@ -412,7 +412,7 @@ TEST(EmulatedWave32Test, MmaF16CausalChunkAtTheEndOfTheKeys) {
 
 // A sliding-window model's decode step: one query at the last key, a
 // group's three heads packed as the rows of one tile (all at that
-// position), unsplit and over three key ranges.
+// position), unsplit and split.
 TEST(EmulatedWave32Test, MmaF16SlidingDecodeGroupedHeadsAsRows) {
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 300, 50, 4, true, 16, 299);
   ASSERT_TRUE(mask.ok()) << mask.status();
@@ -421,10 +421,14 @@ TEST(EmulatedWave32Test, MmaF16SlidingDecodeGroupedHeadsAsRows) {
   run.expected_heads_q = 2;
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>, run,
                  *mask);
-  run.config["KV_SPLITS"] = 3;
   run.expected_name = "jitk::sparse_attn_split_fwd<16, 16, 1, 2, 32, jitk::f16, 2, 1>";
-  RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>, run,
-                 *mask);
+  // Three ranges, and sixteen: capped at the window's seven key tiles.
+  for (int splits : {3, 16}) {
+    SCOPED_TRACE(splits);
+    run.config["KV_SPLITS"] = splits;
+    RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>,
+                   run, *mask);
+  }
 }
 
 // The two-sided window on the fp32 engine, its queries from key 50 on.

@@ -509,6 +509,40 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
   EXPECT_EQ(p.q_row_mask, -1);
 }
 
+// Under a sliding mask a split launch takes at most one key range per key
+// tile of the window (and the global tokens) a query tile can visit: both
+// passes see the same count, the scratch stays the config's.
+TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
+  const ArchInfo arch = Arch("sm_90a");
+  KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  split["KV_SPLITS"] = 32;
+  const Shape sliding = DecodeShape(32768).Set("layout", 2).Set("mask", 2);
+  auto ranges = [&](int64_t window, int64_t global_tokens) {
+    LaunchPlan plan;
+    LaunchArgs args = GoodArgs(1).Int("window", window).Int("global_tokens", global_tokens);
+    EXPECT_THAT(T().PlanLaunch(split, sliding, arch, args.Int("q_offset", 32767), plan), IsOk());
+    SparseAttnParams part, merge;
+    std::memcpy(&part, plan.args.pointers()[0], sizeof(part));
+    EXPECT_NE(plan.next, nullptr);
+    if (plan.next == nullptr) return -1;
+    std::memcpy(&merge, plan.next->args.pointers()[0], sizeof(merge));
+    EXPECT_EQ(part.kv_splits, merge.kv_splits);
+    EXPECT_EQ(plan.grid.z, uint32_t(part.kv_splits)) << "batch 1";
+    return part.kv_splits;
+  };
+  // 1025 keys of the window: 17 tiles; 128 global tokens: 2; and the ends.
+  EXPECT_EQ(ranges(1024, 128), 21);
+  EXPECT_EQ(ranges(128, 0), 5);
+  EXPECT_EQ(ranges(8192, 0), 32) << "the config's";
+  // The two-sided window counts both sides.
+  const Shape two_sided = DecodeShape(32768).Set("layout", 2).Set("mask", 3);
+  LaunchPlan plan;
+  ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
+                             GoodArgs(1).Int("window", 256).Int("global_tokens", 0), plan),
+              IsOk());
+  EXPECT_EQ(plan.grid.z, uint32_t((2 * 256 + 1 + 63) / 64 + 2));
+}
+
 // Rank-major order (grid heads x query tiles x batch) for a causal mask
 // where at least four blocks per head are resident and the launch is at
 // most 32 waves of resident blocks; head-major otherwise, for other masks,
