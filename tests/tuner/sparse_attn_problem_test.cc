@@ -103,6 +103,24 @@ TEST(SparseAttnProblemTest, ShortQueriesSitAtTheEndOfTheKeys) {
   EXPECT_EQ(Make(CausalShape(DType::kF16))->Args(pointers).Find("q_offset")->integer, 0);
 }
 
+// Bytes count the keys some query block visits: all of them for a causal
+// mask, the window (1024 keys plus 128 global tokens) of a sliding-window
+// decode step.
+TEST(SparseAttnProblemTest, BytesCountTheVisitedKeys) {
+  const double q_bytes = kHeadsQ * kHeadDim * 2.0;
+  std::unique_ptr<ProblemInstance> causal = Make(CausalShape(DType::kF16));
+  ASSERT_NE(causal, nullptr);
+  EXPECT_DOUBLE_EQ(causal->bytes_moved(),
+                   2 * q_bytes * kLen + 2.0 * kHeadsKv * kLen * kHeadDim * 2);
+  const int lk = 8192;
+  const Shape decode = BlockMask::SlidingWindow(1, lk, 1024, 128, true, 128, lk - 1)
+                           ->AttentionShape(DType::kF16, 1, kHeadsQ, kHeadsKv, kHeadDim);
+  std::unique_ptr<ProblemInstance> step = Make(decode);
+  ASSERT_NE(step, nullptr);
+  // Key blocks 56..63 (the window) and 0 (the global tokens) of 64.
+  EXPECT_DOUBLE_EQ(step->bytes_moved(), 2 * q_bytes + 2.0 * kHeadsKv * 9 * 128 * kHeadDim * 2);
+}
+
 TEST(SparseAttnProblemTest, InputsAreDeterministicAndChunkIndependent) {
   std::unique_ptr<ProblemInstance> p = Make(CausalShape(DType::kBF16));
   ASSERT_NE(p, nullptr);
