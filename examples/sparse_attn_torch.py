@@ -1,6 +1,8 @@
 """jitk.sparse_attn from PyTorch: a FlexAttention block mask drives jitk's
 kernel, the result is checked against SDPA, and the call is captured in a
-CUDA graph (HIP graph on ROCm) and replayed.
+CUDA graph (HIP graph on ROCm) and replayed. Then a decode step of a
+sliding-window model: the newest token, placed at the end of the keys with
+q_offset, against SDPA over the window's keys.
 
     PYTHONPATH=python JITK_LIBRARY=build/lib/c_api/libjitk_c.so \\
         python3 examples/sparse_attn_torch.py [--length 4096] [--dtype bfloat16]
@@ -60,6 +62,20 @@ def main():
     replayed = torch.equal(out, jitk.sparse_attn(q, k, v, mask, mask="causal"))
     print("graph replay on new q matches an eager call: {}".format(replayed))
     ok = ok and replayed
+
+    # The newest token (query row 0 at key position `last`) sees the last
+    # `window` keys of the cache: the same rule in the block mask's mask_mod
+    # and, for the partial blocks, in jitk's element mask.
+    window, last = 1024, args.length - 1
+    step = q[:, :, -1:]
+    step_mask = create_block_mask(lambda b, h, qi, ki: last + qi - ki < window, None, None, 1,
+                                  args.length, device="cuda")
+    got = jitk.sparse_attn(step, k, v, step_mask, mask="sliding_window_causal", window=window,
+                           q_offset=last)
+    want = torch.nn.functional.scaled_dot_product_attention(
+        step.float(), k[:, :, -window:].float(), v[:, :, -window:].float())
+    report = jitk.parity(got, want, name="decode step, window {}".format(window))
+    ok = ok and report["cosine"] >= 0.99999
 
     eager = per_call_us(lambda: jitk.sparse_attn(q, k, v, mask, mask="causal", out=out))
     replay = per_call_us(graph.replay)
