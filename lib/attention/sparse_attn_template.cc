@@ -683,7 +683,6 @@ class SparseAttnPlanner final : public LaunchPlanner {
   int64_t b_, hq_;
   int64_t elem_;
   int mask_;  // attn::MaskKind
-  bool sliding_;
   float default_scale_;
   // The shape's fields and the default (contiguous [B, H, L, D]) strides;
   // a launch sets the pointers and any strides it gives.
@@ -716,6 +715,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
       b_(*shape.Get("b")),
       hq_(*shape.Get("hq")),
       elem_(int64_t(DTypeSize(shape.dtype()))),
+      mask_(MaskKindOf(shape)),
       splits_(splits),
       bm_(bm),
       bn_(bn),
@@ -725,9 +725,6 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   const int64_t hkv = *shape.Get("hkv"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   const int64_t d = *shape.Get("d");
   const int64_t block = shape.GetOr("block", 128);
-  const int mask = MaskKindOf(shape);
-  mask_ = mask;
-  sliding_ = IsSlidingMask(mask);
   default_scale_ = 1.0f / std::sqrt(float(d));
   base_.batch = int(b_);
   base_.heads_q = int(hq_);
@@ -750,7 +747,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   const bool persistent = WarpSpecialized(engine, bm, waves);
   const bool padded_boxes = MmaTensorCopies(engine, arch);
   bool rank_major = false;
-  if (mask == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
+  if (mask_ == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
     const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d, arch, smem);
     rank_major = resident >= kRankMajorMinBlocksPerHead * hq_ &&
                  q_tiles * b_ * hq_ <= kRankMajorMaxWaves * resident;
@@ -881,7 +878,7 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
   }
   p.mask_stride_h = mask_heads == 1 ? 0 : p.num_q_blocks;
   p.mask_stride_b = mask_batch == 1 ? 0 : int(mask_heads) * p.num_q_blocks;
-  if (sliding_) {
+  if (IsSlidingMask(mask_)) {
     JITK_ASSIGN_OR_RETURN(const int64_t window, args.Int(kWindow));
     JITK_ASSIGN_OR_RETURN(const int64_t global_tokens, args.Int(kGlobalTokens));
     if (window < 1 || window > kMaxLength || global_tokens < 0 || global_tokens > kMaxLength) {
