@@ -21,7 +21,7 @@ constexpr float kRescaleSlack = 8.f;
 
 // Query positions: the engines' element masks take a query's position
 // among the keys, its row plus q_offset, added once to a tile's first row
-// (walk_tiles and the warp-specialized loop). Where a decode step's grouped
+// (walk_tiles, the staged MFMA loop and the warp-specialized loop). Where a decode step's grouped
 // heads are packed as the rows of a tile (q_row_mask 0), every row is at
 // q_offset: the sliding masks fold the rows onto it; the causal mask takes
 // them as they come, since the host packs a causal launch only where its

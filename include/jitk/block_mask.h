@@ -74,6 +74,8 @@ struct ElementMask {
 
   // Whether query row q sees key k.
   bool Allows(int64_t q, int64_t k) const;
+  // Adds sparse_attn's launch arguments window, global_tokens and q_offset.
+  void AddLaunchArgs(LaunchArgs& args) const;
 };
 
 // The element mask a layout's partial blocks use by default.
@@ -189,8 +191,8 @@ class BlockMask {
 class DeviceBlockMask {
  public:
   // Adds kv_num_blocks, kv_indices, full_kv_num_blocks, full_kv_indices,
-  // mask_batch, mask_heads, window and global_tokens. The arrays must outlive
-  // the launches that use them.
+  // mask_batch, mask_heads and the element mask's (ElementMask::AddLaunchArgs).
+  // The arrays must outlive the launches that use them.
   void AddLaunchArgs(LaunchArgs& args) const;
 
  private:

@@ -125,6 +125,10 @@ bool ElementMask::Allows(int64_t q, int64_t k) const {
   return false;
 }
 
+void ElementMask::AddLaunchArgs(LaunchArgs& args) const {
+  args.Int("window", window).Int("global_tokens", global_tokens).Int("q_offset", q_offset);
+}
+
 absl::StatusOr<BlockMask> BlockMask::Dense(int len_q, int len_k, int block_size) {
   JITK_RETURN_IF_ERROR(CheckLengths(len_q, len_k, block_size));
   int nqb = CeilDiv(len_q, block_size), nkb = CeilDiv(len_k, block_size);
@@ -464,8 +468,7 @@ void DeviceBlockMask::AddLaunchArgs(LaunchArgs& args) const {
         .Ptr("full_kv_indices", full_kv_indices_.data());
   }
   args.Int("mask_batch", batch_).Int("mask_heads", heads_);
-  args.Int("window", element_mask_.window).Int("global_tokens", element_mask_.global_tokens);
-  args.Int("q_offset", element_mask_.q_offset);
+  element_mask_.AddLaunchArgs(args);
 }
 
 }  // namespace jitk

@@ -165,9 +165,7 @@ class SparseAttnInstance final : public ProblemInstance {
           .Ptr("full_kv_indices", pointers[kFullIndices]);
     }
     args.Int("mask_batch", mask_.batch()).Int("mask_heads", mask_.heads());
-    args.Int("window", mask_.element_mask().window)
-        .Int("global_tokens", mask_.element_mask().global_tokens)
-        .Int("q_offset", mask_.element_mask().q_offset);
+    mask_.element_mask().AddLaunchArgs(args);
     return args;
   }
 

@@ -109,9 +109,7 @@ inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const Ra
         .Ptr("full_kv_indices", mask.full_kv_indices().data());
   }
   args.Int("mask_batch", mask.batch()).Int("mask_heads", mask.heads());
-  args.Int("window", mask.element_mask().window)
-      .Int("global_tokens", mask.element_mask().global_tokens)
-      .Int("q_offset", mask.element_mask().q_offset);
+  mask.element_mask().AddLaunchArgs(args);
   if (run.scale > 0) args.Float("scale", run.scale);
 
   absl::Status planned = t.PlanLaunch(run.config, shape, *arch, args, launch.plan);
