@@ -410,17 +410,23 @@ __global__ void __launch_bounds__(WAVES * kWaveSize)
 namespace attn {
 
 // sparse_attn_ws_fwd's block on its shared memory: Q and the stages, then
-// the barriers and tile slots at the end (SmemBytes).
-template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+// the barriers and tile slots at the end (SmemBytes); or, SPLIT, the
+// combine pass.
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
+          bool SPLIT = false>
 JITK_DEVICE void wgmma_ws_block(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
                                 char* smem) {
   typedef WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
   static_assert(WgmmaWarpSpecialized(BLOCK_M, WAVES), "a copying warpgroup");
   static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
+  if (SPLIT && p.combine) {
+    combine_splits<HEAD_DIM, WAVES * kWaveSize, T>(p);
+    return;
+  }
   constexpr int kSmem = SmemBytes(kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   char* slots = smem + kSmem - STAGES * kTileSlotBytes;
-  attention_ws<Pipeline>(p, maps, smem, smem_ptr(slots - WgmmaBarrierBytes(STAGES)),
-                         reinterpret_cast<TileSlot*>(slots));
+  attention_ws<Pipeline, SPLIT>(p, maps, smem, smem_ptr(slots - WgmmaBarrierBytes(STAGES)),
+                                reinterpret_cast<TileSlot*>(slots));
 }
 
 }  // namespace attn
@@ -437,6 +443,18 @@ __global__ void __launch_bounds__(
                        const __grid_constant__ SparseAttnTensorMaps maps) {
   extern __shared__ __align__(1024) char smem[];  // wgmma's swizzle atoms are 1 KiB
   attn::wgmma_ws_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK>(p, maps, smem);
+}
+
+// Both passes of a split launch with the same tiles: the persistent grid
+// walks every key range of every query tile.
+template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK>
+__global__ void __launch_bounds__(
+    WAVES * kWaveSize,
+    attn::WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK>::kBlocksPerSm)
+    sparse_attn_ws_split_fwd(const __grid_constant__ SparseAttnParams p,
+                             const __grid_constant__ SparseAttnTensorMaps maps) {
+  extern __shared__ __align__(1024) char smem[];
+  attn::wgmma_ws_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK, true>(p, maps, smem);
 }
 #endif
 #endif

@@ -1,23 +1,26 @@
 // sparse_attn_persistent.h — which query tiles a block of a persistent grid
 // computes (the warp-specialized wgmma engine's grid: one or two blocks per
-// SM walking the query tiles).
+// SM walking the query tiles, or, in a split launch, the key ranges of each).
 #pragma once
 
 #include "prelude.h"
 #include "sparse_attn_common.h"
 #include "sparse_attn_params.h"
+#include "sparse_attn_split.h"
 
 namespace jitk {
 namespace attn {
 
-// One query tile of a persistent block: its first row, head and batch.
+// One query tile of a persistent block: its first row, head and batch; in a
+// split launch, b is the "batch" of the partial results (sparse_attn_split.h:
+// key range b / batch of input batch b % batch).
 struct QueryTile {
   int q0, h, b;
 };
 
 // Query tile `item` of the hardware's order of a grid of tiles (query tiles
-// of one head adjacent, longest first; then heads, then batches): its first
-// row, head and batch.
+// of one head adjacent, longest first; then heads, then batches, then key
+// ranges): its first row, head and batch.
 template <int BLOCK_M>
 JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int item) {
   const int hb = item / num_q_tiles;
@@ -33,15 +36,17 @@ struct QueryTileWalk {
   int round = 0;
   int item = int(blockIdx.x);
 
-  // The next tile of this block and its key tiles; false when none is left.
-  template <int BLOCK_M, int BLOCK_N>
+  // The next tile of this block and its key tiles (SPLIT: its range of
+  // them); false when none is left.
+  template <int BLOCK_M, int BLOCK_N, bool SPLIT>
   JITK_DEVICE bool take(const SparseAttnParams& p, int num_q_tiles, int items, QueryTile* qt,
                         KvSchedule* sched) {
     // Items past the end exist only in the last round's reversed part.
     while (round * int(gridDim.x) < items && item >= items) next();
     if (round * int(gridDim.x) >= items) return false;
     *qt = query_tile<BLOCK_M>(p, num_q_tiles, item);
-    *sched = query_schedule(p, qt->q0, qt->h, qt->b, BLOCK_N);
+    *sched = query_schedule(p, qt->q0, qt->h, input_batch<SPLIT>(p, qt->b), BLOCK_N);
+    if (SPLIT) *sched = key_range(p, *sched, qt->b / p.batch);
     next();
     return true;
   }

@@ -32,6 +32,19 @@ template <bool SPLIT>
 JITK_DEVICE int output_batch(int b) {
   return SPLIT ? int(blockIdx.z) : b;
 }
+// The input batch of "batch" z of the partial results (z itself unsplit).
+template <bool SPLIT>
+JITK_DEVICE int input_batch(const SparseAttnParams& p, int z) {
+  return SPLIT ? z % p.batch : z;
+}
+
+// Range `range` of p.kv_splits of a query tile's key tiles.
+JITK_DEVICE KvSchedule key_range(const SparseAttnParams& p, KvSchedule sched, int range) {
+  const int first = int(i64(range) * sched.n_tiles / p.kv_splits);
+  sched.n_tiles = int(i64(range + 1) * sched.n_tiles / p.kv_splits) - first;
+  sched.first = first;
+  return sched;
+}
 
 // The key tiles this block computes: its query tile's (query_schedule), or,
 // SPLIT, range z / batch of them.
@@ -39,13 +52,7 @@ template <bool SPLIT>
 JITK_DEVICE KvSchedule block_schedule(const SparseAttnParams& p, int q0, int h, int b,
                                       int block_n) {
   KvSchedule sched = query_schedule(p, q0, h, b, block_n);
-  if (SPLIT) {
-    const int range = int(blockIdx.z) / p.batch;
-    const int first = int(i64(range) * sched.n_tiles / p.kv_splits);
-    sched.n_tiles = int(i64(range + 1) * sched.n_tiles / p.kv_splits) - first;
-    sched.first = first;
-  }
-  return sched;
+  return SPLIT ? key_range(p, sched, int(blockIdx.z) / p.batch) : sched;
 }
 
 // The combine pass: block (x, h, b) merges rows [x * kRows, (x + 1) * kRows)

@@ -142,10 +142,11 @@ struct WgmmaPipeline {
 
   // The copying thread, one query tile: every key tile into the stage ring,
   // and Q once its buffer is free (before the first key tile or after it:
-  // kQInRegisters). Coordinates of the tensor maps: column, row, head, batch.
+  // kQInRegisters). Coordinates of the tensor maps: column, row, head, batch
+  // (b, the input's; qt.b, O's).
   JITK_DEVICE void produce(const SparseAttnParams& p, const SparseAttnTensorMaps& maps, T* sq,
-                           T* skv, const QueryTile& qt, int hk, const KvSchedule& sched) {
-    const int q0 = qt.q0, h = qt.h, b = qt.b;
+                           T* skv, const QueryTile& qt, int hk, int b, const KvSchedule& sched) {
+    const int q0 = qt.q0, h = qt.h;
     constexpr int kPanels = HEAD_DIM / 64;  // boxes of 64 columns (128 bytes) per row
     auto copy_q = [&] {
       if (queries_done > 0) mbar_wait(q_free(), (queries_done - 1) & 1u);
@@ -444,17 +445,18 @@ struct WgmmaPipeline {
   }
 };
 
-// All query tiles of this block, warp-specialized. The producer and the
-// consumers walk them in separate loops: ptxas gives each loop the register
-// budget of the setmaxnreg before it.
-template <typename E>
+// All query tiles of this block, warp-specialized; SPLIT, each key range of
+// each (the split pass: O and the LSE go to the partial results, whose
+// tensor map o is). The producer and the consumers walk them in separate
+// loops: ptxas gives each loop the register budget of the setmaxnreg before it.
+template <typename E, bool SPLIT>
 JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
                               char* smem, SmemPtr bars, TileSlot* slots) {
   typedef typename E::Elem T;
   constexpr int BM = E::kBlockM;
   constexpr int D = E::kHeadDim;
   const int num_q_tiles = (p.len_q + BM - 1) / BM;
-  const int items = num_q_tiles * p.heads_q * p.batch;
+  const int items = num_q_tiles * p.heads_q * p.batch * (SPLIT ? p.kv_splits : 1);
 
   E pipe;
   pipe.bars = bars;
@@ -472,13 +474,15 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
     QueryTileWalk walk;
     QueryTile qt, next;
     KvSchedule sched, next_sched;
-    bool more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
+    bool more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
     while (more) {
-      more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &next, &next_sched);
+      more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &next, &next_sched);
       if (more && next_sched.n_tiles > 0) {
-        pipe.prefetch_q(maps, next.q0, next.h, next.b);
+        pipe.prefetch_q(maps, next.q0, next.h, input_batch<SPLIT>(p, next.b));
       }
-      if (sched.n_tiles > 0) pipe.produce(p, maps, sq, skv, qt, qt.h / group_size, sched);
+      if (sched.n_tiles > 0) {
+        pipe.produce(p, maps, sq, skv, qt, qt.h / group_size, input_batch<SPLIT>(p, qt.b), sched);
+      }
       qt = next;
       sched = next_sched;
     }
@@ -490,18 +494,19 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
   QueryTileWalk walk;
   QueryTile qt;
   KvSchedule sched;
-  for (bool more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched); more;) {
+  for (bool more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
+       more;) {
     if (sched.n_tiles == 0) {
       write_empty_rows<BM, D, E::kConsumers, T>(output_rows<T>(p, qt.b, qt.h), p.o_stride_l,
                                                 lse_rows(p, qt.b, qt.h), qt.q0, p.len_q);
-      more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
+      more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
       continue;
     }
     pipe.consume(sq, skv, qt.q0 + p.q_offset, sched.n_tiles, p);  // the first query position
     const QueryTile done = qt;
     // The next tile's block-mask reads run under this one's last P V (1.5-2 %
     // at 10 % density, bench/results/2026-12-06-h200-staged-o/) and stores.
-    more = walk.take<BM, E::kBlockN>(p, num_q_tiles, items, &qt, &sched);
+    more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
     pipe.finish_consume();
     if constexpr (E::kStagedStores) {
       pipe.stage_rows(skv, lse_rows(p, done.b, done.h), done.q0, p.len_q);

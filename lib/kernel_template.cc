@@ -29,7 +29,13 @@ void BindScratch(LaunchPlan& plan, void* scratch) {
   for (LaunchPlan* p = &plan; p != nullptr; p = p->next.get()) {
     for (const ScratchPointer& at : p->scratch_pointers) {
       void* address = static_cast<std::byte*>(scratch) + at.scratch_offset;
-      std::memcpy(p->args.bytes(at.arg_offset), &address, sizeof(address));
+      if (!at.tensor_map_base) {
+        std::memcpy(p->args.bytes(at.arg_offset), &address, sizeof(address));
+        continue;
+      }
+      for (TensorMapRequest& request : p->tensor_maps) {
+        if (request.offset == at.arg_offset) request.base = address;
+      }
     }
   }
 }

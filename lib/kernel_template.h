@@ -64,10 +64,13 @@ class PackedArgs {
 };
 
 // Where the address of a launch's scratch memory goes: byte `scratch_offset`
-// of the scratch, written as a pointer at byte `arg_offset` of the arguments.
+// of the scratch, written as a pointer at byte `arg_offset` of the
+// arguments, or, tensor_map_base, as the base of the plan's tensor map
+// encoded there (TensorMapRequest::offset == arg_offset).
 struct ScratchPointer {
   size_t arg_offset;
   size_t scratch_offset;
+  bool tensor_map_base = false;
 };
 
 struct LaunchPlan {
@@ -89,7 +92,8 @@ struct LaunchPlan {
 };
 
 // Writes the addresses in `scratch` (at least plan.scratch_bytes) into the
-// arguments of the plan and of its next launches.
+// arguments and tensor maps of the plan and of its next launches; before
+// EncodeTensorMaps.
 void BindScratch(LaunchPlan& plan, void* scratch);
 // Encodes the plan's tensor maps into its arguments, once: the requests are
 // dropped, so a plan launched many times is encoded only the first time.

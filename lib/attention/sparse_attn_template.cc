@@ -186,20 +186,28 @@ int64_t QueryTiles(const Shape& shape, int64_t block_m, bool packed) {
   return *shape.Get("b") * heads * ((rows + block_m - 1) / block_m);
 }
 
-// Query rows up to which a launch splits its key ranges by default: a
-// decode step, or a few rows of one. Longer launches with few query tiles
-// (a short prefill at batch 1) are left to the tuner, which sweeps
-// KV_SPLITS wherever 64-row tiles leave SMs idle.
+// Query rows up to which a launch takes the decode step's split: a decode
+// step, or a few rows of one. Longer launches split only where their query
+// tiles leave SMs idle (a prefill chunk at batch 1).
 constexpr int64_t kMaxSplitQueryRows = 64;
 
-// The split a launch of these tiles takes by default: ranges are doubled
-// while the launch's blocks fill at most half the blocks the GPU holds at
-// once (a decode step: one query tile per head), so that it fills the GPU
-// instead of streaming each head's K / V through one SM. 1 where the query
-// tiles alone fill it, or where it has too few key tiles to share out.
+// What a key range costs beyond its key tiles, in key tiles: its query
+// tile's fill and drain, its partial results and their combine.
+constexpr int64_t kRangeCostTiles = 1;
+
+// The split a launch of these tiles takes by default.
+// A decode step: ranges are doubled while the launch's blocks fill at most
+// half the blocks the GPU holds at once (one query tile per head), so that
+// it fills the GPU instead of streaming each head's K / V through one SM.
+// Longer launches whose query tiles leave SMs idle (a prefill chunk at batch
+// 1, or with a tensor-parallel rank's few heads): the split that finishes
+// soonest, counting rounds of the blocks the GPU holds (1.2 rounds take
+// two) times the longest block's key tiles plus kRangeCostTiles (a causal
+// launch's last query tile sees every key). 1 where the query tiles alone
+// fill the GPU (the hardware or the persistent walk then balances tiles of
+// unequal length), or where there are too few key tiles to share out.
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
   const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
-  if (lq > kMaxSplitQueryRows) return 1;
   const bool specialized = WarpSpecialized(engine, t.block_m, t.waves);
   const int64_t blocks = QueryTiles(shape, t.block_m, !specialized && PacksGroupedHeads(shape));
   const int smem = attn::SmemBytes(engine, int(t.block_m), int(t.block_n), int(t.stages), int(d),
@@ -213,9 +221,19 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
   const int64_t resident = int64_t(std::max(1, per_cu)) * std::max(1, arch.compute_units);
   const int64_t key_tiles = (lk + t.block_n - 1) / t.block_n;
   int64_t splits = 1;
-  while (2 * splits <= kMaxKvSplits && 2 * blocks * splits <= resident &&
-         key_tiles >= 2 * splits * kMinTilesPerSplit) {
-    splits *= 2;
+  if (lq <= kMaxSplitQueryRows) {
+    while (2 * splits <= kMaxKvSplits && 2 * blocks * splits <= resident &&
+           key_tiles >= 2 * splits * kMinTilesPerSplit) {
+      splits *= 2;
+    }
+    return splits;
+  }
+  if (blocks >= resident) return 1;
+  auto cost = [&](int64_t s) {
+    return (blocks * s + resident - 1) / resident * ((key_tiles + s - 1) / s + kRangeCostTiles);
+  };
+  for (int64_t s = 2; s <= kMaxKvSplits && key_tiles >= s * kMinTilesPerSplit; s *= 2) {
+    if (cost(s) < cost(splits)) splits = s;
   }
   return splits;
 }
@@ -496,10 +514,6 @@ class SparseAttnTemplate final : public KernelTemplate {
         return fail("KV_SPLITS must be in [1, ", kMaxKvSplits, "] with b * KV_SPLITS at most ",
                     kMaxGridYZ);
       }
-      if (specialized) {
-        return fail("the warp-specialized wgmma engine's persistent grid does not split key ",
-                    "ranges: KV_SPLITS must be 1");
-      }
     } else if (splits < 1) {
       return fail("KV_SPLITS must be in [1, ", kMaxKvSplits, "]");
     }
@@ -582,8 +596,8 @@ class SparseAttnTemplate final : public KernelTemplate {
       last = {
           {"BLOCK_M", t.block_m}, {"BLOCK_N", t.block_n}, {"WAVES", t.waves}, {"STAGES", t.stages}};
       if (!ValidateConfig(last, shape, arch).ok()) continue;
-      // Tiles that should split their key ranges but cannot (the
-      // warp-specialized engine's) yield to the next that can.
+      // Tiles that should split their key ranges but cannot yield to the
+      // next that can.
       const int64_t splits = DefaultKvSplits(engine, t, shape, arch);
       if (splits == 1) return last;
       last["KV_SPLITS"] = splits;
@@ -600,8 +614,10 @@ class SparseAttnTemplate final : public KernelTemplate {
         absl::StrCat(config.at("BLOCK_M"), ", ", config.at("BLOCK_N"), ", ", config.at("WAVES"),
                      ", ", config.at("STAGES"), ", ", *shape.Get("d"), ", ",
                      DeviceType(shape.dtype()), ", ", MaskKindOf(shape));
-    if (WarpSpecialized(engine, config)) return absl::StrCat("jitk::sparse_attn_ws_fwd<", tiles, ">");
     const absl::string_view split = KvSplits(config) > 1 ? "split_" : "";
+    if (WarpSpecialized(engine, config)) {
+      return absl::StrCat("jitk::sparse_attn_ws_", split, "fwd<", tiles, ">");
+    }
     if (MmaTensorCopies(engine, arch)) {
       return absl::StrCat("jitk::sparse_attn_tma_", split, "fwd<", tiles, ">");
     }
@@ -676,8 +692,9 @@ class SparseAttnPlanner final : public LaunchPlanner {
   // A split launch (splits_ > 1): the split pass into the scratch, then
   // the combine pass into o and lse; p.kv_splits ranges.
   void FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPlan& plan) const;
-  // The kernel's tensor-map argument, its k and v maps (of p's tensors).
-  void AddTensorMaps(const SparseAttnParams& p, LaunchPlan& plan) const;
+  // The kernel's tensor-map argument, its maps of p's tensors; the split
+  // pass's o map covers the partial results in the scratch.
+  void AddTensorMaps(const SparseAttnParams& p, bool split_pass, LaunchPlan& plan) const;
 
   DType dtype_;
   int64_t b_, hq_;
@@ -689,6 +706,10 @@ class SparseAttnPlanner final : public LaunchPlanner {
   SparseAttnParams base_ = {};
   Dim3 grid_, block_;
   uint32_t dynamic_shared_bytes_ = 0;
+  // A persistent grid's blocks, those the GPU holds at once (0: not
+  // persistent), and the query tiles they walk.
+  int64_t persistent_blocks_ = 0;
+  int64_t persistent_tiles_ = 0;
   int64_t splits_;
   int64_t bm_, bn_, lq_, d_;
   int64_t group_;        // query heads per K / V head
@@ -765,8 +786,9 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     // setmaxnreg relies on; with two, their registers keep a third off.
     const int64_t tiles = q_tiles * hq_ * b_;
     const int per_sm = attn::WgmmaBlocksPerSm(int(bm), smem);
-    grid_ = {uint32_t(std::min<int64_t>(tiles, int64_t(per_sm) * std::max(1, arch.compute_units))),
-             1, 1};
+    persistent_blocks_ = int64_t(per_sm) * std::max(1, arch.compute_units);
+    persistent_tiles_ = tiles;
+    grid_ = {uint32_t(std::min(tiles, persistent_blocks_)), 1, 1};
     if (per_sm == 1) {
       dynamic_shared_bytes_ =
           std::max(dynamic_shared_bytes_, uint32_t(arch.lds_bytes_per_cu / 2 + 1));
@@ -927,7 +949,7 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
   plan.block = block_;
   plan.dynamic_shared_bytes = dynamic_shared_bytes_;
   plan.args.Add(p);
-  AddTensorMaps(p, plan);
+  AddTensorMaps(p, /*split_pass=*/false, plan);
   return absl::OkStatus();
 }
 
@@ -940,14 +962,18 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   part.o_stride_l = d_;
   part.o_stride_h = p.len_q * d_;
   part.o_stride_b = p.heads_q * part.o_stride_h;
-  plan.grid = {grid.x, grid.y, uint32_t(grid.z * p.kv_splits)};
+  // A persistent grid walks every range of every query tile.
+  plan.grid = persistent_blocks_ > 0
+                  ? Dim3{uint32_t(std::min(persistent_tiles_ * p.kv_splits, persistent_blocks_)),
+                         1, 1}
+                  : Dim3{grid.x, grid.y, uint32_t(grid.z * p.kv_splits)};
   plan.block = block_;
   plan.dynamic_shared_bytes = dynamic_shared_bytes_;
   plan.scratch_bytes = partial_o_bytes_ + partial_lse_bytes_;
   const size_t at = plan.args.Add(part);
   plan.scratch_pointers.push_back({at + offsetof(SparseAttnParams, o), 0});
   plan.scratch_pointers.push_back({at + offsetof(SparseAttnParams, lse), partial_o_bytes_});
-  AddTensorMaps(part, plan);
+  AddTensorMaps(part, /*split_pass=*/true, plan);
 
   // The combine pass, into the caller's o and lse. The tensor copies'
   // kernel takes its maps argument, unread there.
@@ -964,7 +990,8 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   if (!maps_.empty()) combine.args.Add(SparseAttnTensorMaps{});
 }
 
-void SparseAttnPlanner::AddTensorMaps(const SparseAttnParams& p, LaunchPlan& plan) const {
+void SparseAttnPlanner::AddTensorMaps(const SparseAttnParams& p, bool split_pass,
+                                      LaunchPlan& plan) const {
   if (!maps_.empty()) {
     const size_t at = plan.args.Add(SparseAttnTensorMaps{});
     const void* const bases[] = {p.q, p.k, p.v, p.o};
@@ -977,6 +1004,10 @@ void SparseAttnPlanner::AddTensorMaps(const SparseAttnParams& p, LaunchPlan& pla
       r.offset += at;
       r.base = bases[m.operand];
       for (int i = 0; i < 3; ++i) r.strides[i] = uint64_t(strides[m.operand][i] * elem_);
+      if (split_pass && m.operand == kMapO) {  // kv_splits * batch "batches" at the scratch's start
+        r.dims[3] = uint64_t(b_ * p.kv_splits);
+        plan.scratch_pointers.push_back({r.offset, 0, /*tensor_map_base=*/true});
+      }
     }
   }
 }

@@ -282,14 +282,14 @@ class _KernelCache(object):
                 kernel = self._kernels.setdefault(cache_key, kernel)
         return kernel
 
-    def get_dims(self, name, dtype, dims, device):
+    def get_dims(self, name, dtype, dims, device, config=None):
         """get() with the shape as a dtype and a tuple of (dimension, value)
         pairs: the shape key is built only the first time."""
-        cache_key = (name, dtype, dims, device)
+        cache_key = (name, dtype, dims, device, config)
         kernel = self._by_dims.get(cache_key)
         if kernel is None:
             kernel = self._by_dims.setdefault(
-                cache_key, self.get(name, shape_key(dtype, dict(dims)), device))
+                cache_key, self.get(name, shape_key(dtype, dict(dims)), device, config))
         return kernel
 
 

@@ -178,7 +178,7 @@ def _block_size(block_mask):
 
 
 def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, scale=None,
-                layout=None, out=None, return_lse=False, q_offset=0):
+                layout=None, out=None, return_lse=False, q_offset=0, config=None):
     """Block-sparse attention softmax(q k^T * scale) v over the blocks of
     `block_mask`, on GPU tensors q [B, Hq, Lq, D], k and v [B, Hkv, Lk, D]
     (Hq a multiple of Hkv; float16, bfloat16 or float32).
@@ -193,15 +193,17 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
     is_causal), Lk - Lq the last with the last, as for the newest Lq tokens
     of a KV cache (a decode step, a prefill chunk). `layout` ('causal',
     'sliding_window', 'custom', ...) picks the tuned configs; by default it
-    follows `mask`.
+    follows `mask`. `config` ('BLOCK_M=128,BLOCK_N=128,...' or a dict) runs
+    that config instead of the tuned or default one.
 
     Returns out [B, Hq, Lq, D], or (out, lse) with lse [B, Hq, Lq] float32
     (natural log) when return_lse."""
     torch = _torch()
     plans = _thread_plans()
+    config = _core._config_text(config)
     try:
         key = _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out,
-                        return_lse, q_offset)
+                        return_lse, q_offset, config)
         plan = plans.get(key)
     except (AttributeError, TypeError):
         # Not tensors, or unhashable options: checked in full below, where
@@ -209,7 +211,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
         key = plan = None
     if plan is None:
         plan = _SparseAttnPlan(torch, q, k, v, block_mask, mask, window, global_tokens, scale,
-                               layout, out, q_offset)
+                               layout, out, q_offset, config)
         if key is not None and plan.reusable:
             if len(plans) >= _MAX_PLANS:
                 plans.clear()
@@ -248,7 +250,7 @@ _PLAIN_NUMBERS = (int, float, type(None))
 
 
 def _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out, return_lse,
-              q_offset):
+              q_offset, config):
     """Everything a plan's checks and values depend on; TypeError where a
     value could change under the same key."""
     if any(type(value) not in _PLAIN_NUMBERS for value in (window, global_tokens, scale,
@@ -260,7 +262,7 @@ def _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, o
             id(getattr(block_mask, "kv_indices", None)),
             id(getattr(block_mask, "full_kv_num_blocks", None)),
             id(getattr(block_mask, "full_kv_indices", None)),
-            mask, window, global_tokens, scale, layout, return_lse, q_offset)
+            mask, window, global_tokens, scale, layout, return_lse, q_offset, config)
 
 
 class _SparseAttnPlan(object):
@@ -268,7 +270,7 @@ class _SparseAttnPlan(object):
     every value but the pointers filled in."""
 
     def __init__(self, torch, q, k, v, block_mask, mask, window, global_tokens, scale, layout,
-                 out, q_offset):
+                 out, q_offset, config):
         if "sparse_attn" not in _core.kernel_names():  # memoized: no C call
             raise NotImplementedError("this libjitk_c.so ({}) has no sparse_attn kernel".format(
                 _capi.library_path()))
@@ -318,7 +320,7 @@ class _SparseAttnPlan(object):
             dims += (("mask", MASK_MODS[mask]),)
         self.index = index
         self.kernel = _core.kernel_cache.get_dims("sparse_attn", q.dtype, dims,
-                                                  _jitk_device(torch, index))
+                                                  _jitk_device(torch, index), config)
         self.lse_shape = (b, hq, lq)
         self.block_mask = block_mask  # keeps the key's ids unique while the plan lives
         full = "full_kv_num_blocks" in arrays or "full_kv_indices" in arrays

@@ -231,6 +231,33 @@ class SparseAttnTest(TorchTest):
             self.assertGreater(r["cosine"], 0.99999, r)
             self.assertLess(r["max_abs"], 2e-3, r)
 
+    def test_prefill_chunk_splits_and_pinned_configs_match_sdpa(self):
+        # 200 rows at the end of 6000 keys, two heads: a few query tiles
+        # that split their key ranges by default; then the same call pinned
+        # to this GPU's default tiles with three ranges, and unsplit.
+        lq, lk = 200, 6000
+        off = lk - lq
+        q = torch.randn(1, 2, lq, 128, device="cuda", dtype=torch.float16)
+        k, v = (torch.randn(1, 1, lk, 128, device="cuda", dtype=torch.float16)
+                for _ in range(2))
+        mask = self.create_block_mask(lambda b_, h_, qi, ki: ki <= qi + off, None, None, lq, lk,
+                                      device="cuda")
+        qi = torch.arange(lq, device="cuda")[:, None]
+        want = torch.nn.functional.scaled_dot_product_attention(
+            q.double(), k.double().expand(1, 2, lk, 128), v.double().expand(1, 2, lk, 128),
+            attn_mask=torch.arange(lk, device="cuda")[None, :] <= qi + off)
+        dims = dict(b=1, block=128, d=128, hkv=1, hq=2, layout=1, lk=lk, lq=lq)
+        default = jitk.parse_config(jitk.get_kernel("sparse_attn",
+                                                    jitk.shape_key("f16", dims)).config)
+        self.assertGreater(default.get("KV_SPLITS", 1), 1, default)
+        for config in (None, dict(default, KV_SPLITS=3), dict(default, KV_SPLITS=1)):
+            got = jitk.sparse_attn(q, k, v, mask, q_offset=off, config=config)
+            r = jitk.parity(got, want, name="chunk {}".format(config), verbose=False)
+            self.assertGreater(r["cosine"], 0.99999, r)
+            self.assertLess(r["max_abs"], 2e-3, r)
+        with self.assertRaisesRegex(Exception, "BLOCK_M"):
+            jitk.sparse_attn(q, k, v, mask, q_offset=off, config="BLOCK_M=7,BLOCK_N=128")
+
     def test_decode_steps_on_two_streams_match_sdpa(self):
         # A decode step splits its key range into scratch memory kept per
         # stream: two streams computing at once must not share it.

@@ -209,9 +209,6 @@ CandidateResult DeviceRunner::Measure(Prepared prepared, double best_ms) {
     absl::Status planned =
         template_.PlanLaunch(config, shape_, arch_, problem_.Args(pointers), *plan);
     if (!planned.ok()) return fail(Outcome::kInvalidConfig, "launch plan", planned);
-    absl::Status encoded =
-        jitk::internal::EncodeTensorMaps(jitk::internal::KernelBackend(*kernel), *plan);
-    if (!encoded.ok()) return fail(Outcome::kRuntimeFailed, "tensor maps", encoded);
     plans.push_back(std::move(plan));
   }
   // One scratch serves every plan: the launches run one after another.
@@ -223,6 +220,11 @@ CandidateResult DeviceRunner::Measure(Prepared prepared, double best_ms) {
     if (!buffer.ok()) return fail(Outcome::kRuntimeFailed, "scratch", buffer.status());
     scratch = *std::move(buffer);
     for (const auto& plan : plans) jitk::internal::BindScratch(*plan, scratch->data());
+  }
+  for (const auto& plan : plans) {  // once, after the scratch (a map may point into it)
+    absl::Status encoded =
+        jitk::internal::EncodeTensorMaps(jitk::internal::KernelBackend(*kernel), *plan);
+    if (!encoded.ok()) return fail(Outcome::kRuntimeFailed, "tensor maps", encoded);
   }
 
   absl::StatusOr<CheckResult> check = Validate(*kernel, *plans[0]);

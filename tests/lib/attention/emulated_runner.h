@@ -114,7 +114,12 @@ inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const Ra
 
   absl::Status planned = t.PlanLaunch(run.config, shape, *arch, args, launch.plan);
   ASSERT_TRUE(planned.ok()) << planned;
-  for (const internal::TensorMapRequest& r : launch.plan.tensor_maps) {
+}
+
+// The plan's tensor maps encoded for the emulator (after BindScratch: a
+// split pass's o map points into the scratch).
+inline void EncodeEmulatedMaps(internal::LaunchPlan& plan) {
+  for (const internal::TensorMapRequest& r : plan.tensor_maps) {
     simt::TensorMap map;
     map.base = static_cast<const char*>(r.base);
     map.rank = r.rank;
@@ -122,7 +127,7 @@ inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const Ra
     std::copy(std::begin(r.strides), std::end(r.strides), map.strides);
     std::copy(std::begin(r.box), std::end(r.box), map.box);
     map.swizzle_128b = r.swizzle_128b;
-    std::memcpy(launch.plan.args.bytes(r.offset), &map, sizeof(map));
+    std::memcpy(plan.args.bytes(r.offset), &map, sizeof(map));
   }
 }
 
@@ -138,7 +143,8 @@ inline void FinishEmulated(const EmulatedRun& run, const BlockMask& mask, Emulat
                               std::numeric_limits<double>::quiet_NaN());
   internal::BindScratch(launch.plan, scratch.data());
   simt::WarpgroupMma::Get().Reset();
-  for (const internal::LaunchPlan* plan = &launch.plan; plan != nullptr; plan = plan->next.get()) {
+  for (internal::LaunchPlan* plan = &launch.plan; plan != nullptr; plan = plan->next.get()) {
+    EncodeEmulatedMaps(*plan);
     const std::string error = simt::Emulator::Get().Launch(
         {plan->grid.x, plan->grid.y, plan->grid.z}, int(plan->block.x), launch.wave_size,
         body(*plan));

@@ -197,9 +197,12 @@ TEST(EmulatedWave32Test, MaskScoresMatchElementMask) {
 // The persistent grid's walk (QueryTileWalk, the wgmma engine's): block x
 // of G takes, in round r, item r G + x (r even) or r G + G - 1 - x (r odd)
 // while items remain, where item i of the order is query tile
-// nq - 1 - i % nq (longest first) of head (i / nq) % H of batch i / (nq H);
-// every tile goes to one block, with its key tiles from the block mask.
-TEST(EmulatedWave32Test, PersistentWalkDealsEveryQueryTileOnce) {
+// nq - 1 - i % nq (longest first) of head (i / nq) % H of "batch"
+// z = i / (nq H); every tile goes to one block, with its key tiles from the
+// block mask. SPLIT, z spans kv_splits * batch: key range z / batch of
+// input batch z % batch (sparse_attn_split.h).
+template <bool SPLIT>
+void ExpectWalkDealsEveryQueryTileOnce(int splits) {
   namespace attn = jitk_emu32::attn;
   constexpr int kBM = 32, kBN = 16, kHeads = 3, kBatch = 2, kLen = 100;
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(kLen, kLen, kBM);
@@ -210,13 +213,14 @@ TEST(EmulatedWave32Test, PersistentWalkDealsEveryQueryTileOnce) {
   p.heads_kv = 1;
   p.len_q = p.len_k = kLen;
   p.block = kBM;
+  p.kv_splits = splits;
   const int nq = (kLen + kBM - 1) / kBM;
   p.num_q_blocks = p.num_kv_blocks = nq;
   p.kv_num_blocks = mask->kv_num_blocks().data();
   p.kv_indices = mask->kv_indices().data();
   p.full_kv_num_blocks = mask->full_kv_num_blocks().data();
   p.full_kv_indices = mask->full_kv_indices().data();
-  const int items = nq * kHeads * kBatch;
+  const int items = nq * kHeads * kBatch * splits;
   simt::Emulator& e = simt::Emulator::Get();
   for (unsigned grid : {1u, 5u, 7u, 24u, 30u}) {
     SCOPED_TRACE(grid);
@@ -233,19 +237,31 @@ TEST(EmulatedWave32Test, PersistentWalkDealsEveryQueryTileOnce) {
         if (item < items) expected.push_back(item);
       }
       size_t n = 0;
-      while (walk.take<kBM, kBN>(p, nq, items, &qt, &sched)) {
+      while (walk.take<kBM, kBN, SPLIT>(p, nq, items, &qt, &sched)) {
         ASSERT_LT(n, expected.size());
         const int item = expected[n++];
         ++taken[item];
         EXPECT_EQ(qt.q0, (nq - 1 - item % nq) * kBM) << "item " << item;
         EXPECT_EQ(qt.h, (item / nq) % kHeads) << "item " << item;
         EXPECT_EQ(qt.b, item / (nq * kHeads)) << "item " << item;
-        EXPECT_EQ(sched.n_tiles, (qt.q0 / kBM + 1) * (kBM / kBN)) << "causal: blocks 0..q0/block";
+        // Causal: key blocks 0..q0 / block, range z / batch of them.
+        const int tiles = (qt.q0 / kBM + 1) * (kBM / kBN), range = qt.b / kBatch;
+        EXPECT_EQ(sched.first, range * tiles / splits) << "item " << item;
+        EXPECT_EQ(sched.n_tiles, (range + 1) * tiles / splits - range * tiles / splits)
+            << "item " << item;
       }
       EXPECT_EQ(n, expected.size());
     }
     for (int i = 0; i < items; ++i) EXPECT_EQ(taken[i], 1) << "item " << i;
   }
+}
+
+TEST(EmulatedWave32Test, PersistentWalkDealsEveryQueryTileOnce) {
+  ExpectWalkDealsEveryQueryTileOnce<false>(1);
+}
+
+TEST(EmulatedWave32Test, PersistentSplitWalkDealsEveryKeyRangeOnce) {
+  ExpectWalkDealsEveryQueryTileOnce<true>(3);
 }
 
 TEST(EmulatedWave32Test, MmaF16CausalGqaOddLengths) {

@@ -38,11 +38,11 @@ void WgmmaFwd(E p) {
   attn::fwd_block<BM, BN, W, S, D, T, MASK, attn::kEngineWgmma, SPLIT>(p, smem);
 }
 
-template <int BM, int BN, int W, int S, int D, typename T, int MASK>
+template <int BM, int BN, int W, int S, int D, typename T, int MASK, bool SPLIT = false>
 void WgmmaWsFwd(const E& p, const Maps& maps) {
   constexpr int kSmem = attn::SmemBytes(attn::kEngineWgmma, BM, BN, S, D, int(sizeof(T)));
   alignas(1024) static char smem[kSmem];
-  attn::wgmma_ws_block<BM, BN, W, S, D, T, MASK>(p, maps, smem);
+  attn::wgmma_ws_block<BM, BN, W, S, D, T, MASK, SPLIT>(p, maps, smem);
 }
 
 // One warpgroup, S = Q K^T from shared memory and P V with P in registers,
@@ -102,6 +102,21 @@ TEST(EmulatedWgmmaTest, WsF16CausalChunkAtTheEndOfTheKeys) {
                   "jitk::sparse_attn_ws_fwd<128, 128, 12, 3, 64, jitk::f16, 1>"};
   run.compute_units = 2;
   RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 64, f16, 1>, run, *mask);
+}
+
+// The same chunk split over three key ranges on the persistent grid: each
+// block walks (query tile, range) items, its O going out by tensor stores
+// into the partial results in the scratch, then the combine pass.
+TEST(EmulatedWgmmaTest, WsF16CausalChunkKeyRangeSplits) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(200, 900, 128, 700);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(128, 128, 12, 3);
+  config["KV_SPLITS"] = 3;
+  EmulatedRun run{Make(DType::kF16, 2, 1, 200, 900, 64), config, "sm_90a",
+                  "jitk::sparse_attn_ws_split_fwd<128, 128, 12, 3, 64, jitk::f16, 1>"};
+  run.problem.batch = 2;
+  run.compute_units = 5;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 64, f16, 1, true>, run, *mask);
 }
 
 TEST(EmulatedWgmmaTest, WsF16CausalGqaPersistent) {
@@ -185,6 +200,21 @@ TEST(EmulatedWgmmaTest, WsBf16EmptyQueryTileOneConsumer) {
                   "jitk::sparse_attn_ws_fwd<64, 64, 8, 2, 128, jitk::bf16, 0>"};
   run.compute_units = 1;
   RunEmulated<E, Maps>(&WgmmaWsFwd<64, 64, 8, 2, 128, bf16, 0>, run, *mask);
+}
+
+// The same walk split over three key ranges: ranges with no key tile (all
+// three of query block 1's, two of block 3's) write empty partial rows,
+// which the combine weighs nothing (and block 1's rows come out empty).
+TEST(EmulatedWgmmaTest, WsBf16EmptyKeyRangesOneConsumer) {
+  absl::StatusOr<BlockMask> mask = BlockMask::FromIndices(
+      1, 1, 250, 240, 64, {2, 0, 4, 1}, {2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 2, 1, 0, 0, 0}, {}, {});
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(64, 64, 8, 2);
+  config["KV_SPLITS"] = 3;
+  EmulatedRun run{Make(DType::kBF16, 1, 1, 250, 240, 128), config, "sm_90a",
+                  "jitk::sparse_attn_ws_split_fwd<64, 64, 8, 2, 128, jitk::bf16, 0>"};
+  run.compute_units = 2;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<64, 64, 8, 2, 128, bf16, 0, true>, run, *mask);
 }
 
 }  // namespace

@@ -21,6 +21,11 @@ using ::jitk::testing::StatusIs;
 
 const KernelTemplate& T() { return SparseAttnKernelTemplate(); }
 
+int64_t KvSplitsOf(const KernelConfig& config) {
+  auto it = config.find("KV_SPLITS");
+  return it == config.end() ? 1 : it->second;
+}
+
 ArchInfo Arch(const char* name) {
   absl::StatusOr<ArchInfo> arch = LookupArch(name);
   EXPECT_TRUE(arch.ok()) << arch.status();
@@ -177,10 +182,10 @@ TEST(SparseAttnTemplateTest, DefaultsPerArchitecture) {
             2);
 }
 
-// A decode step (one query row per head, B * H = 32) splits its key range
-// where the tiles allow it: on sm_90a the warp-specialized tiles (one
-// persistent grid) yield to one warpgroup of 64 rows. The split fills at
-// most the blocks the GPU holds at once, and the tuner sweeps it.
+// A decode step (one query row per head, B * H = 32) splits its key range:
+// on sm_90a one warpgroup of 64 rows, the group's heads packed as rows. The
+// split fills at most the blocks the GPU holds at once, and the tuner sweeps
+// it.
 Shape DecodeShape(int64_t lk) {
   return Shape(DType::kF16)
       .Set("b", 1).Set("hq", 32).Set("hkv", 8).Set("lq", 1).Set("lk", lk).Set("d", 128)
@@ -208,11 +213,13 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
     }
     EXPECT_TRUE(swept);
     // A few key tiles are not shared out; a long launch has no split; a
-    // short prefill at batch 1 splits only where the tuner says so.
+    // short prefill at batch 1 with four heads leaves most SMs idle: it
+    // splits too.
     EXPECT_FALSE(T().DefaultConfig(DecodeShape(64), arch).contains("KV_SPLITS"));
     EXPECT_FALSE(T().DefaultConfig(LongShape(DType::kF16), arch).contains("KV_SPLITS"));
     const Shape prefill = DecodeShape(1024).Set("lq", 1024).Set("hq", 4).Set("hkv", 4);
-    EXPECT_FALSE(T().DefaultConfig(prefill, arch).contains("KV_SPLITS"));
+    const KernelConfig prefill_config = T().DefaultConfig(prefill, arch);
+    EXPECT_GE(KvSplitsOf(prefill_config), 2) << KernelConfigToString(prefill_config);
     bool prefill_swept = false;
     for (const TunableParam& param : T().SearchSpace(prefill, arch)) {
       prefill_swept = prefill_swept || param.name == "KV_SPLITS";
@@ -238,14 +245,32 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
             "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
 }
 
+// A prefill chunk at the end of a long cache: 128-row tiles of 32 heads
+// fill half of sm_90a's 132 SMs, so the warp-specialized default splits
+// its key ranges in two (its persistent grid walks every range); with
+// eight heads (a tensor-parallel rank's) and 512 rows into four (128
+// blocks). 512 rows of 32 heads fill the GPU unsplit.
+TEST(SparseAttnTemplateTest, PrefillChunksSplitWhereSmsWouldIdle) {
+  const ArchInfo arch = Arch("sm_90a");
+  const Shape chunk = DecodeShape(32768).Set("lq", 256).Set("layout", 1).Set("mask", 1);
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(chunk, arch)),
+            "BLOCK_M=128,BLOCK_N=128,KV_SPLITS=2,STAGES=3,WAVES=12");
+  absl::StatusOr<std::string> expression =
+      T().NameExpression(T().DefaultConfig(chunk, arch), chunk, arch);
+  ASSERT_TRUE(expression.ok()) << expression.status();
+  EXPECT_EQ(*expression, "jitk::sparse_attn_ws_split_fwd<128, 128, 12, 3, 128, jitk::f16, 1>");
+  const Shape rank = Shape(chunk).Set("hq", 8).Set("hkv", 1).Set("lq", 512);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(rank, arch)), 4);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 512), arch)), 1);
+}
+
 TEST(SparseAttnTemplateTest, KvSplitsAreChecked) {
   const Shape decode = DecodeShape(4096);
   const ArchInfo arch = Arch("sm_90a");
   KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
   ASSERT_THAT(T().ValidateConfig(ws, decode, arch), IsOk());
   ws["KV_SPLITS"] = 4;
-  EXPECT_THAT(T().ValidateConfig(ws, decode, arch).message(),
-              ::testing::HasSubstr("persistent grid does not split key ranges"));
+  EXPECT_THAT(T().ValidateConfig(ws, decode, arch), IsOk()) << "the persistent grid splits too";
   KernelConfig one = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
   for (int64_t bad : {0, 65}) {
     one["KV_SPLITS"] = bad;
@@ -391,7 +416,7 @@ LaunchArgs GoodArgs(int64_t mask_heads = 8) {
 TEST(SparseAttnTemplateTest, PlanLaunchPacksOneStruct) {
   const Shape s = AttnShape(DType::kF16);
   const ArchInfo sm80 = Arch("sm_80");
-  const KernelConfig c = T().DefaultConfig(s, sm80);
+  const KernelConfig c = {{"BLOCK_M", 128}, {"BLOCK_N", 32}, {"WAVES", 4}, {"STAGES", 2}};
   LaunchPlan plan;
   LaunchArgs args = GoodArgs();
   // BLHD strides for q.
