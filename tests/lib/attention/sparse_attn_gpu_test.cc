@@ -468,6 +468,25 @@ TEST(SparseAttnGpuTest, WgmmaEngineOnHopper) {
     cases.push_back(decode);
     cases.push_back({AttentionLayout::kCausal, dtype, 64, c, BaseProblem(dtype, 64, index++)});
   }
+  // Key-range splits on the persistent grid: a causal chunk at the end of
+  // the keys over three ranges; a sliding window over five with one
+  // computing warpgroup, more ranges than some query tiles' key tiles.
+  for (const KernelConfig& base : {cfg(128, 128, 12, 3), cfg(64, 64, 8, 3)}) {
+    KernelConfig c = base;
+    const bool two_groups = base.at("BLOCK_M") == 128;
+    c["KV_SPLITS"] = two_groups ? 3 : 5;
+    const DType dtype = two_groups ? DType::kF16 : DType::kBF16;
+    Case sc{two_groups ? AttentionLayout::kCausal : AttentionLayout::kSlidingWindow, dtype, 128,
+            c, BaseProblem(dtype, 128, index++)};
+    if (two_groups) {
+      sc.problem.len_q = 200;
+      sc.problem.len_k = 2000;
+      sc.q_offset = 1800;
+    } else {
+      sc.problem.len_k = sc.problem.len_q;
+    }
+    cases.push_back(sc);
+  }
   // More query tiles than SMs, so that each persistent block walks several:
   // the stage ring, the barriers' phases and O stored from a stage run on
   // across query tiles, with query tiles of no key block (zeros) among them.
