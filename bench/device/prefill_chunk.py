@@ -6,10 +6,14 @@ lower-right causal mask (torch.nn.attention.bias.causal_lower_right).
 Calls are captured into a CUDA graph and replayed (decode_step.replay_us).
 Prints, per shape and config, microseconds per call (minimum over the
 passes), TFLOP/s over the visible keys, time / SDPA's and the cosine against
-SDPA's fp32 result.
+SDPA's fp32 result. --rounds N times the configs N times in turn (a GPU's
+clocks drift over a run: compare within a round). --per-head-mask gives the
+block mask a row per query head, which keeps grouped heads unpacked (with
+LQ = 1, a decode step's).
 
-usage: python3 prefill_chunk.py [--calls 50] [--passes 5] [--dtype float16]
+usage: python3 prefill_chunk.py [--calls 50] [--passes 5] [--dtype float16] [--rounds 1]
            [--shapes B,HQ,HKV,LQ,LK;...] [--configs 'BLOCK_M=..,KV_SPLITS=2;...']
+           [--per-head-mask]
 """
 
 import argparse
@@ -32,6 +36,8 @@ def main():
     parser.add_argument("--dtype", default="float16")
     parser.add_argument("--shapes", default=DEFAULT_SHAPES)
     parser.add_argument("--configs", default="")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--per-head-mask", action="store_true")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     d = 128
@@ -46,8 +52,9 @@ def main():
         q = torch.randn(b, hq, lq, d, device="cuda", dtype=dtype)
         k, v = (torch.randn(b, hkv, lk, d, device="cuda", dtype=dtype) for _ in range(2))
         out = torch.empty_like(q)
-        mask = create_block_mask(lambda b_, h_, qi, ki: ki <= qi + off, None, None, lq, lk,
-                                 device="cuda", BLOCK_SIZE=128)
+        mask = create_block_mask(lambda b_, h_, qi, ki: ki <= qi + off, None,
+                                 hq if args.per_head_mask else None, lq, lk, device="cuda",
+                                 BLOCK_SIZE=128)
         bias = causal_lower_right(lq, lk)
         # The mask's bias takes no grouped heads: K / V expanded once, outside the timing.
         k_all, v_all = (t.repeat_interleave(hq // hkv, 1) for t in (k, v))
@@ -57,7 +64,8 @@ def main():
                             args.passes)[0]
         print("{:>22} {:>56} {:>9.2f} {:>8.1f} {:>9.2f}".format(
             text, "sdpa (causal_lower_right)", sdpa_us, flops / sdpa_us / 1e6, 1.0))
-        for config in [None] + [c for c in args.configs.split(";") if c]:
+        configs = [None] + [c for c in args.configs.split(";") if c]
+        for config in configs * args.rounds:
             run = lambda: jitk.sparse_attn(q, k, v, mask, q_offset=off, out=out, config=config)
             try:
                 run()
