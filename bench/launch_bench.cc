@@ -166,6 +166,9 @@ void LaunchRaw(benchmark::State& state, const jitk::Device& device_handle,
   };
   jitk::internal::LaunchPlan plan;
   absl::Status planned = plan_launch(plan);
+  if (planned.ok() && plan.scratch_bytes > 0) {
+    planned = absl::FailedPreconditionError("a split launch (two passes and scratch): not raw");
+  }
   const auto requests = plan.tensor_maps;
   if (planned.ok()) planned = jitk::internal::EncodeTensorMaps(*impl.backend, plan);
   if (!planned.ok()) return state.SkipWithError(std::string(planned.ToString()).c_str());

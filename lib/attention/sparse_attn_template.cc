@@ -191,21 +191,29 @@ int64_t QueryTiles(const Shape& shape, int64_t block_m, bool packed) {
 // tiles leave SMs idle (a prefill chunk at batch 1).
 constexpr int64_t kMaxSplitQueryRows = 64;
 
-// What a key range costs beyond its key tiles, in key tiles: its query
-// tile's fill and drain, its partial results and their combine.
-constexpr int64_t kRangeCostTiles = 1;
+// What a key range costs beyond its key tiles, in keys: its query tile's
+// fill and drain, its partial results and their combine (about a 128-key
+// tile's time on the warp-specialized engine, bench/results/
+// 2026-12-06-h100-prefill-chunks/). A split must save a tenth of the time
+// by that count to be taken: the count knows nothing of memory traffic.
+constexpr int64_t kRangeCostKeys = 128;
+constexpr double kMinSplitGain = 0.9;
 
 // The split a launch of these tiles takes by default.
 // A decode step: ranges are doubled while the launch's blocks fill at most
 // half the blocks the GPU holds at once (one query tile per head), so that
 // it fills the GPU instead of streaming each head's K / V through one SM.
 // Longer launches whose query tiles leave SMs idle (a prefill chunk at batch
-// 1, or with a tensor-parallel rank's few heads): the split that finishes
-// soonest, counting rounds of the blocks the GPU holds (1.2 rounds take
-// two) times the longest block's key tiles plus kRangeCostTiles (a causal
-// launch's last query tile sees every key). 1 where the query tiles alone
-// fill the GPU (the hardware or the persistent walk then balances tiles of
-// unequal length), or where there are too few key tiles to share out.
+// 1, or with a tensor-parallel rank's few heads) under a dense, causal or
+// sliding layout: the split that finishes soonest, counting rounds of
+// blocks over the SMs (1.2 rounds take two; two blocks sharing an SM run at
+// about half speed each) times the longest block's key tiles plus
+// kRangeCostKeys' worth (a causal launch's last query tile sees every key;
+// a sliding one's split is capped at launch by its window). 1
+// where the query tiles alone fill the GPU (the hardware or the persistent
+// walk then balances tiles of unequal length), where there are too few key
+// tiles to share out, or for block-sparse layouts, whose tiles visit an
+// unknown share of the keys.
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
   const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   const bool specialized = WarpSpecialized(engine, t.block_m, t.waves);
@@ -228,12 +236,15 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
     }
     return splits;
   }
-  if (blocks >= resident) return 1;
+  const int64_t layout = shape.GetOr("layout", 0);
+  if (blocks >= resident || layout > int64_t(AttentionLayout::kSlidingWindow)) return 1;
+  const int64_t range_tiles = (kRangeCostKeys + t.block_n - 1) / t.block_n;
+  const int64_t sms = std::max(1, arch.compute_units);
   auto cost = [&](int64_t s) {
-    return (blocks * s + resident - 1) / resident * ((key_tiles + s - 1) / s + kRangeCostTiles);
+    return (blocks * s + sms - 1) / sms * ((key_tiles + s - 1) / s + range_tiles);
   };
   for (int64_t s = 2; s <= kMaxKvSplits && key_tiles >= s * kMinTilesPerSplit; s *= 2) {
-    if (cost(s) < cost(splits)) splits = s;
+    if (cost(s) < kMinSplitGain * cost(splits)) splits = s;
   }
   return splits;
 }
@@ -441,9 +452,10 @@ class SparseAttnTemplate final : public KernelTemplate {
     const int engine = SparseAttnEngine(shape, arch);
     std::vector<TunableParam> space = TileSearchSpace(engine, arch);
     // Key-range splits where 64-row query tiles (grouped heads packed where
-    // they can be) leave SMs idle.
+    // they can be) leave SMs idle at two blocks per SM (the defaults split
+    // where 128-row tiles leave them idle at one).
     const int64_t lk = *shape.Get("lk");
-    if (QueryTiles(shape, 64, PacksGroupedHeads(shape)) < std::max(1, arch.compute_units)) {
+    if (QueryTiles(shape, 64, PacksGroupedHeads(shape)) < 2 * std::max(1, arch.compute_units)) {
       TunableParam& splits = space.emplace_back(TunableParam{"KV_SPLITS", {1}});
       while (2 * splits.values.back() <= kMaxKvSplits &&
              (lk + 63) / 64 >= 2 * splits.values.back() * kMinTilesPerSplit) {

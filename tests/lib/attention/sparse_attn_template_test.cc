@@ -262,6 +262,15 @@ TEST(SparseAttnTemplateTest, PrefillChunksSplitWhereSmsWouldIdle) {
   const Shape rank = Shape(chunk).Set("hq", 8).Set("hkv", 1).Set("lq", 512);
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(rank, arch)), 4);
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 512), arch)), 1);
+  // 120 tiles leave 12 of 132 SMs idle: no split saves a tenth.
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("hq", 40).Set("lq", 384), arch)), 1);
+  // Block-sparse layouts visit an unknown share of the keys.
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("layout", 5), arch)), 1);
+  // sm_80's mma tiles (two blocks per SM, 32-key tiles): 64 tiles on 108
+  // SMs; rounds count SMs, a range's cost counts keys, not tiles, so eight
+  // ranges (five rounds of 128 + 4 key tiles), not the 64 that 32-key
+  // tiles of no cost would take.
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(chunk, Arch("sm_80"))), 8);
 }
 
 TEST(SparseAttnTemplateTest, KvSplitsAreChecked) {
@@ -310,7 +319,8 @@ TEST(SparseAttnTemplateTest, SpillFallbackDropsTheWavesPerSimdRequest) {
 
 TEST(SparseAttnTemplateTest, SearchSpaceHasTheTunables) {
   for (const char* arch : {"sm_90", "gfx90a", "gfx1100"}) {
-    std::vector<TunableParam> space = T().SearchSpace(AttnShape(DType::kF16), Arch(arch));
+    // A launch that fills the GPU: no key-range splits to sweep.
+    std::vector<TunableParam> space = T().SearchSpace(LongShape(DType::kF16), Arch(arch));
     std::vector<std::string> names;
     for (const TunableParam& p : space) {
       names.push_back(p.name);
