@@ -96,6 +96,26 @@ TEST(EmulatedWave64Test, MfmaF16CausalChunkAtTheEndOfTheKeys) {
   RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 32, 2, 2, 64, jitk_emu64::f16, 1, 2>, run, *mask);
 }
 
+// The same chunk longer, at gfx942's defaults: four query tiles against 2000
+// keys leave the CUs idle, so the staged MFMA tiles split the key ranges
+// (DefaultKvSplits), the diagonal in the last range.
+TEST(EmulatedWave64Test, MfmaF16PrefillChunkDefaultSplits) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(200, 2000, 128, 1800);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  const Problem problem = Make(DType::kF16, 2, 1, 200, 2000, 64);
+  absl::StatusOr<ArchInfo> arch = LookupArch("gfx942");
+  ASSERT_TRUE(arch.ok()) << arch.status();
+  const KernelConfig config = internal::SparseAttnKernelTemplate().DefaultConfig(
+      mask->AttentionShape(problem.dtype, problem.batch, problem.heads_q, problem.heads_kv,
+                           problem.head_dim),
+      *arch);
+  EXPECT_EQ(KernelConfigToString(config), "BLOCK_M=128,BLOCK_N=64,KV_SPLITS=8,STAGES=2,WAVES=4");
+  EmulatedRun run{problem, config, "gfx942",
+                  "jitk::sparse_attn_split_fwd<128, 64, 4, 2, 64, jitk::f16, 1, 2>"};
+  RunEmulated<E>(&jitk_emu64::sparse_attn_split_fwd<128, 64, 4, 2, 64, jitk_emu64::f16, 1, 2>,
+                 run, *mask);
+}
+
 // A decode step: one query row per head against 300 keys, the rest of the
 // 128-row query tile past the end.
 TEST(EmulatedWave64Test, MfmaF16DecodeOneQueryRow) {
