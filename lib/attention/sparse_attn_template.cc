@@ -718,10 +718,8 @@ class SparseAttnPlanner final : public LaunchPlanner {
   SparseAttnParams base_ = {};
   Dim3 grid_, block_;
   uint32_t dynamic_shared_bytes_ = 0;
-  // A persistent grid's blocks, those the GPU holds at once (0: not
-  // persistent), and the query tiles they walk.
+  // A persistent grid's blocks: those the GPU holds at once (0: not persistent).
   int64_t persistent_blocks_ = 0;
-  int64_t persistent_tiles_ = 0;
   int64_t splits_;
   int64_t bm_, bn_, lq_, d_;
   int64_t group_;        // query heads per K / V head
@@ -799,7 +797,6 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     const int64_t tiles = q_tiles * hq_ * b_;
     const int per_sm = attn::WgmmaBlocksPerSm(int(bm), smem);
     persistent_blocks_ = int64_t(per_sm) * std::max(1, arch.compute_units);
-    persistent_tiles_ = tiles;
     grid_ = {uint32_t(std::min(tiles, persistent_blocks_)), 1, 1};
     if (per_sm == 1) {
       dynamic_shared_bytes_ =
@@ -974,10 +971,11 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   part.o_stride_l = d_;
   part.o_stride_h = p.len_q * d_;
   part.o_stride_b = p.heads_q * part.o_stride_h;
-  // A persistent grid walks every range of every query tile.
+  // A persistent grid walks every range of every query tile (its launches
+  // are never packed: p's rows are the query's).
+  const int64_t items = (p.len_q + bm_ - 1) / bm_ * p.heads_q * p.batch * p.kv_splits;
   plan.grid = persistent_blocks_ > 0
-                  ? Dim3{uint32_t(std::min(persistent_tiles_ * p.kv_splits, persistent_blocks_)),
-                         1, 1}
+                  ? Dim3{uint32_t(std::min(items, persistent_blocks_)), 1, 1}
                   : Dim3{grid.x, grid.y, uint32_t(grid.z * p.kv_splits)};
   plan.block = block_;
   plan.dynamic_shared_bytes = dynamic_shared_bytes_;

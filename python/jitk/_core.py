@@ -52,7 +52,7 @@ def _shape_text(shape):
         type(shape).__name__))
 
 
-def _config_text(config):
+def config_text(config):
     if config is None or isinstance(config, str):
         return config
     if isinstance(config, dict):
@@ -200,7 +200,7 @@ def compile_kernel(name, shape, arch, config=None):
     handle = ctypes.c_void_p()
     _capi.check(library.jitk_compile_kernel(
         _capi.encode(name, "name"), _capi.encode(_shape_text(shape), "shape"),
-        _capi.encode(arch, "arch"), _capi.encode(_config_text(config), "config"),
+        _capi.encode(arch, "arch"), _capi.encode(config_text(config), "config"),
         ctypes.byref(handle)))
     return CompiledKernel(handle.value)
 
@@ -260,7 +260,7 @@ def get_kernel(name, shape, device=0, config=None):
     handle = ctypes.c_void_p()
     _capi.check(library.jitk_get_kernel(
         _capi.encode(name, "name"), _capi.encode(_shape_text(shape), "shape"),
-        _capi.encode(_config_text(config), "config"), int(device), ctypes.byref(handle)))
+        _capi.encode(config_text(config), "config"), int(device), ctypes.byref(handle)))
     return Kernel(handle.value)
 
 

@@ -200,7 +200,7 @@ def sparse_attn(q, k, v, block_mask, mask="causal", window=0, global_tokens=0, s
     (natural log) when return_lse."""
     torch = _torch()
     plans = _thread_plans()
-    config = _core._config_text(config)
+    config = _core.config_text(config)
     try:
         key = _plan_key(q, k, v, block_mask, mask, window, global_tokens, scale, layout, out,
                         return_lse, q_offset, config)
