@@ -164,7 +164,7 @@ class BlockMask {
   absl::Status CheckCompatible(int batch, int heads_q, int len_q, int len_k) const;
 
   // The sparse_attn shape for this mask ("mask" is set only when it differs
-  // from the layout's default).
+  // from the layout's default, "mask_heads" only for a mask per query head).
   Shape AttentionShape(DType dtype, int batch, int heads_q, int heads_kv, int head_dim) const;
 
   // Copies the index arrays to `device`.

@@ -440,6 +440,7 @@ Shape BlockMask::AttentionShape(DType dtype, int batch, int heads_q, int heads_k
       .Set("block", block_)
       .Set("layout", int(layout_));
   if (element_mask_.kind != DefaultMaskMod(layout_)) shape.Set("mask", int(element_mask_.kind));
+  if (heads_ > 1) shape.Set("mask_heads", heads_);
   return shape;
 }
 

@@ -168,14 +168,15 @@ int64_t KvSplits(const KernelConfig& config) {
 // group and a one-row query fills hq / hkv rows of the tile instead of one.
 // Only where the element mask sees one position per packed row: without
 // one, or for one query row (a decode step: every packed row at q_offset);
-// and with every row of a group in the mask's first query block. The launch
-// packs only where the block mask is the same for every head and the rows
+// with every row of a group in the mask's first query block; and with one
+// block mask for every head (no "mask_heads" dimension above 1). The launch
+// packs only where the block mask it is given is every head's and the rows
 // of q and o are evenly spaced (SparseAttnPlanner::Fill), and never with
 // the warp-specialized engine, whose tensor maps read q and o unpacked.
 bool PacksGroupedHeads(const Shape& shape) {
   const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv"), lq = *shape.Get("lq");
   return (MaskKindOf(shape) == attn::kMaskNone || lq == 1) && hq > hkv &&
-         hq / hkv * lq <= shape.GetOr("block", 128);
+         shape.GetOr("mask_heads", 1) == 1 && hq / hkv * lq <= shape.GetOr("block", 128);
 }
 
 // Query tiles of a launch: per (batch, query head), or per (batch, K / V
@@ -387,15 +388,15 @@ class SparseAttnTemplate final : public KernelTemplate {
   }
 
   absl::Status ValidateShape(const Shape& shape) const override {
-    static constexpr absl::string_view kDims[] = {"b", "hq",    "hkv",    "lq",  "lk",
-                                                  "d", "block", "layout", "mask"};
+    static constexpr absl::string_view kDims[] = {"b", "hq",    "hkv",    "lq",   "lk",
+                                                  "d", "block", "layout", "mask", "mask_heads"};
     for (const auto& [dim, value] : shape.dims()) {
       bool known = false;
       for (absl::string_view d : kDims) known = known || dim == d;
       if (!known) {
         return absl::InvalidArgumentError(
             absl::StrCat("sparse_attn has no dimension '", dim,
-                         "' (dimensions: b, hq, hkv, lq, lk, d, block, layout, mask)"));
+                         "' (dimensions: b, hq, hkv, lq, lk, d, block, layout, mask, mask_heads)"));
       }
     }
     for (absl::string_view dim : {"b", "hq", "hkv", "lq", "lk", "d"}) {
@@ -438,6 +439,13 @@ class SparseAttnTemplate final : public KernelTemplate {
       return absl::InvalidArgumentError(absl::StrCat(
           "sparse_attn: layout=", layout,
           " is not one of 0 dense, 1 causal, 2 sliding_window, 3 bigbird, 4 strided, 5 custom"));
+    }
+    if (const int64_t mask_heads = shape.GetOr("mask_heads", 1);
+        mask_heads != 1 && mask_heads != hq) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_attn: mask_heads=", mask_heads,
+                       " must be 1 (one block mask for every head) or hq=", hq,
+                       " (a block mask per query head)"));
     }
     const int64_t mask = shape.GetOr("mask", 0);
     if (mask < 0 || mask > int64_t(MaskMod::kSlidingWindow)) {

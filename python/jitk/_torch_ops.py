@@ -318,6 +318,8 @@ class _SparseAttnPlan(object):
                 ("layout", LAYOUTS[layout]), ("lk", lk), ("lq", lq))
         if MASK_MODS[mask] != _DEFAULT_MASK[LAYOUTS[layout]]:
             dims += (("mask", MASK_MODS[mask]),)
+        if mask_h > 1:  # a mask per query head: the grouped heads stay unpacked
+            dims += (("mask_heads", mask_h),)
         self.index = index
         self.kernel = _core.kernel_cache.get_dims("sparse_attn", q.dtype, dims,
                                                   _jitk_device(torch, index), config)

@@ -203,6 +203,36 @@ class SparseAttnTest(TorchTest):
             r = jitk.parity(got, want, name="decode lq={}".format(lq), verbose=False)
             self.assertGreater(r["cosine"], 0.9999, r)
 
+    def test_decode_step_with_a_mask_per_head_matches_sdpa(self):
+        # One query row, 8 heads in groups of 4, each head its own key blocks:
+        # the grouped heads stay unpacked, under the default of a shape with
+        # mask_heads (on Hopper the warp-specialized 64-row tiles, not the
+        # packed rule's 64/64/4/2).
+        hq, hkv, lk = 8, 2, 5000
+
+        def allowed(h, ki):
+            return (ki // 128) % (h + 2) != 1
+
+        q = torch.randn(2, hq, 1, 128, device="cuda", dtype=torch.float16)
+        k, v = (torch.randn(2, hkv, lk, 128, device="cuda", dtype=torch.float16)
+                for _ in range(2))
+        mask = self.create_block_mask(lambda b_, h_, qi, ki: allowed(h_, ki), None, hq, 1, lk,
+                                      device="cuda")
+        got = jitk.sparse_attn(q, k, v, mask, mask="none")
+        heads = torch.arange(hq, device="cuda")[:, None, None]
+        want = torch.nn.functional.scaled_dot_product_attention(
+            q.double(), k.double().repeat_interleave(4, 1), v.double().repeat_interleave(4, 1),
+            attn_mask=allowed(heads, torch.arange(lk, device="cuda")[None, None, :]))
+        r = jitk.parity(got, want, name="decode, a mask per head", verbose=False)
+        self.assertGreater(r["cosine"], 0.99999, r)
+        self.assertLess(r["max_abs"], 2e-3, r)
+        dims = dict(b=2, block=128, d=128, hkv=hkv, hq=hq, layout=5, lk=lk, lq=1)
+        per_head = jitk.get_kernel("sparse_attn", jitk.shape_key("f16", dict(dims, mask_heads=hq)))
+        if torch.cuda.get_device_capability() == (9, 0):
+            self.assertIn("WAVES=8", per_head.config)
+        with self.assertRaisesRegex(Exception, "mask_heads=3 must be 1"):
+            jitk.get_kernel("sparse_attn", jitk.shape_key("f16", dict(dims, mask_heads=3)))
+
     def test_kv_cache_steps_under_element_masks_match_sdpa(self):
         # The queries are the newest lq tokens of 1000 (q_offset = 1000 - lq):
         # a sliding-window decode step (grouped heads packed as rows) and a

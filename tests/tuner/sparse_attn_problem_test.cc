@@ -103,6 +103,30 @@ TEST(SparseAttnProblemTest, ShortQueriesSitAtTheEndOfTheKeys) {
   EXPECT_EQ(Make(CausalShape(DType::kF16))->Args(pointers).Find("q_offset")->integer, 0);
 }
 
+// A shape with a mask per query head is timed under one: the layout's
+// mask once per head (so the launch keeps grouped heads unpacked), its
+// FLOPs and bytes those of the shared mask.
+TEST(SparseAttnProblemTest, MaskPerHeadRepeatsTheLayoutsMask) {
+  const Shape shared = CausalShape(DType::kF16);
+  std::unique_ptr<ProblemInstance> p = Make(Shape(shared).Set("mask_heads", kHeadsQ));
+  std::unique_ptr<ProblemInstance> one = Make(shared);
+  ASSERT_NE(p, nullptr);
+  ASSERT_NE(one, nullptr);
+  const std::string counts = Fill(*p, 4), shared_counts = Fill(*one, 4);
+  ASSERT_EQ(counts.size(), kHeadsQ * shared_counts.size());
+  EXPECT_EQ(counts.substr(0, shared_counts.size()), shared_counts);
+  EXPECT_EQ(counts.substr(shared_counts.size()), shared_counts);
+  int slots[8];
+  void* pointers[8];
+  for (int i = 0; i < 8; ++i) pointers[i] = &slots[i];
+  EXPECT_EQ(p->Args(pointers).Find("mask_heads")->integer, kHeadsQ);
+  // The element mask stays causal: the causal reference passes the check.
+  const std::string out = ReferenceOutput(*p, DType::kF16, *BlockMask::Causal(kLen, kLen, 64));
+  EXPECT_TRUE(p->CheckOutput(0, 0, absl::MakeConstSpan(out.data(), out.size())).ok);
+  EXPECT_DOUBLE_EQ(p->flops(), one->flops());
+  EXPECT_DOUBLE_EQ(p->bytes_moved(), one->bytes_moved());
+}
+
 // Bytes count the keys some query block visits: all of them for a causal
 // mask, the window (1024 keys plus 128 global tokens) of a sliding-window
 // decode step.

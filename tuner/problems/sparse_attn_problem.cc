@@ -77,6 +77,21 @@ absl::StatusOr<BlockMask> MaskFor(const Shape& shape) {
   }
 }
 
+// `mask` once per query head (a FlexAttention BlockMask of H = hq, the
+// shape's "mask_heads"), under which grouped heads stay unpacked.
+absl::StatusOr<BlockMask> PerHead(const BlockMask& mask, int heads) {
+  auto repeat = [heads](const std::vector<int32_t>& rows) {
+    std::vector<int32_t> out;
+    out.reserve(rows.size() * size_t(heads));
+    for (int h = 0; h < heads; ++h) out.insert(out.end(), rows.begin(), rows.end());
+    return out;
+  };
+  return BlockMask::FromIndices(1, heads, mask.len_q(), mask.len_k(), mask.block_size(),
+                                repeat(mask.kv_num_blocks()), repeat(mask.kv_indices()),
+                                repeat(mask.full_kv_num_blocks()), repeat(mask.full_kv_indices()),
+                                mask.element_mask());
+}
+
 // The share of the keys some query block of a mask row visits, over all
 // rows: each such key block is read at least once, the others never (the
 // window of a sliding-window decode step, not the whole cache).
@@ -112,6 +127,7 @@ class SparseAttnInstance final : public ProblemInstance {
         lq_(*shape.Get("lq")),
         lk_(*shape.Get("lk")),
         d_(*shape.Get("d")),
+        causal_(shape.GetOr("layout", 0) == int64_t(AttentionLayout::kCausal)),
         mask_(std::move(mask)),
         seed_(seed),
         scale_(1.0 / std::sqrt(double(d_))),
@@ -178,7 +194,7 @@ class SparseAttnInstance final : public ProblemInstance {
   // blocks they compute.
   double flops() const override {
     const double per_pair = 4.0 * double(b_ * hq_) * double(d_);
-    if (mask_.layout() != AttentionLayout::kCausal) {
+    if (!causal_) {
       return per_pair * double(lq_) * double(lk_) * mask_.Density();
     }
     // Row i sees q_offset + i + 1 keys until they run out; a square counts
@@ -256,6 +272,7 @@ class SparseAttnInstance final : public ProblemInstance {
   DType dtype_;
   size_t elem_;
   int64_t b_, hq_, hkv_, lq_, lk_, d_;
+  bool causal_;  // the shape's layout (a mask per head is a custom one)
   BlockMask mask_;
   uint64_t seed_;
   double scale_;
@@ -285,6 +302,9 @@ class SparseAttnProblem final : public Problem {
       return absl::InvalidArgumentError(
           "sparse_attn: the tuning problem uses each layout's default element mask; drop 'mask' "
           "from the shape");
+    }
+    if (const int64_t heads = shape.GetOr("mask_heads", 1); heads > 1) {
+      JITK_ASSIGN_OR_RETURN(mask, PerHead(mask, int(heads)));
     }
     return std::make_unique<SparseAttnInstance>(shape, std::move(mask), seed);
   }

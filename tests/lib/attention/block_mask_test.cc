@@ -300,6 +300,16 @@ TEST(BlockMaskTest, AttentionShapeCarriesLayoutAndNonDefaultMask) {
   ASSERT_THAT(longformer, IsOk());
   EXPECT_EQ(longformer->AttentionShape(DType::kBF16, 1, 1, 1, 64).GetOr("mask", -1),
             int64_t(MaskMod::kSlidingWindow));
+  // A mask per query head says so (grouped heads then stay unpacked).
+  BlockMask::StridedOptions options;
+  options.block_size = 64;
+  absl::StatusOr<BlockMask> strided = BlockMask::Strided(8, 256, 256, options);
+  ASSERT_THAT(strided, IsOk());
+  EXPECT_EQ(strided->AttentionShape(DType::kF16, 1, 8, 2, 64).GetOr("mask_heads", -1), 8);
+  options.same_for_all_heads = true;
+  strided = BlockMask::Strided(8, 256, 256, options);
+  ASSERT_THAT(strided, IsOk());
+  EXPECT_FALSE(strided->AttentionShape(DType::kF16, 1, 8, 2, 64).Has("mask_heads"));
 }
 
 TEST(BlockMaskTest, Names) {

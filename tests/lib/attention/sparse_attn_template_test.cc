@@ -77,6 +77,9 @@ TEST(SparseAttnTemplateTest, ValidateShapeRejects) {
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("block", 40)), StatusIs(code, "block=40"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("layout", 9)), StatusIs(code, "layout=9"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask", 4)), StatusIs(code, "mask=4"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask_heads", 2)),
+              StatusIs(code, "mask_heads=2 must be 1 (one block mask for every head) or hq=8"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask_heads", 8)), IsOk());
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("b", 70000)), StatusIs(code, "at most 65535"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("lq", 1 << 30).Set("lk", 1 << 30)),
               StatusIs(code, "below 2^31"));
@@ -243,6 +246,24 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
                 DecodeShape(8192).Set("b", 8).Set("lq", 5).Set("layout", 2).Set("mask", 3),
                 Arch("sm_90a"))),
             "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
+}
+
+// A block mask per query head keeps a decode step's grouped heads unpacked
+// (the launch packs only under one mask for every head), so its default is
+// the unpacked one: the warp-specialized 64-row tiles, split until the 32
+// query tiles fill sm_90a's two blocks per SM (eight ranges), where the
+// packed rule's 64/64/4/2 with 32 ranges ran 1.6x slower unpacked on the
+// H100; at B = 8 the 256 tiles fill it unsplit.
+TEST(SparseAttnTemplateTest, DecodeWithAMaskPerHeadTakesTheUnpackedDefault) {
+  const ArchInfo arch = Arch("sm_90a");
+  const Shape per_head = DecodeShape(32768).Set("mask_heads", 32);
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(per_head, arch)),
+            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=8,STAGES=3,WAVES=8");
+  EXPECT_EQ(KernelConfigToString(T().DefaultConfig(Shape(per_head).Set("b", 8), arch)),
+            "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
+  // One mask for every head, said or not, packs.
+  EXPECT_EQ(T().DefaultConfig(Shape(per_head).Set("mask_heads", 1), arch),
+            T().DefaultConfig(DecodeShape(32768), arch));
 }
 
 // A prefill chunk at the end of a long cache: 128-row tiles of 32 heads
