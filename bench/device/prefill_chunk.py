@@ -81,9 +81,11 @@ def main():
                 continue
             cosine = jitk.parity(out, want, name="chunk", verbose=False)["cosine"]
             us = replay_us(run, args.calls, args.passes)[0]
-            name = config or "default " + jitk.get_kernel("sparse_attn", jitk.shape_key(
-                jitk.dtype_name(q.dtype), dict(b=b, block=128, d=d, hkv=hkv, hq=hq, layout=1,
-                                               lk=lk, lq=lq))).config
+            dims = dict(b=b, block=128, d=d, hkv=hkv, hq=hq, layout=1, lk=lk, lq=lq)
+            if args.per_head_mask:
+                dims["mask_heads"] = hq
+            name = config or "default " + jitk.get_kernel(
+                "sparse_attn", jitk.shape_key(jitk.dtype_name(q.dtype), dims)).config
             print("{:>22} {:>56} {:>9.2f} {:>8.1f} {:>9.2f} {:>10.7f}".format(
                 text, name, us, flops / us / 1e6, us / sdpa_us, cosine))
 

@@ -193,11 +193,15 @@ int64_t QueryTiles(const Shape& shape, int64_t block_m, bool packed) {
 constexpr int64_t kMaxSplitQueryRows = 64;
 
 // What a key range costs beyond its key tiles, in keys: its query tile's
-// fill and drain, its partial results and their combine (about a 128-key
-// tile's time on the warp-specialized engine, bench/results/
-// 2026-12-06-h100-prefill-chunks/). A split must save a tenth of the time
-// by that count to be taken: the count knows nothing of memory traffic.
+// fill and drain (about a 128-key tile's time on the warp-specialized
+// engine, bench/results/2026-12-06-h100-prefill-chunks/); and what a split
+// launch costs beyond its ranges, a share of the time: the partial results
+// and their combine (split launches ran 1.12-1.17x the time this count
+// gives them, with 2 and 4 ranges of 96 to 320 tiles, 2026-12-06-h100-
+// overfill-chunks/). A split must save a tenth of the time by that count
+// to be taken: the count knows nothing of memory traffic.
 constexpr int64_t kRangeCostKeys = 128;
+constexpr double kSplitCostShare = 1.15;
 constexpr double kMinSplitGain = 0.9;
 
 // The split a launch of these tiles takes by default.
@@ -206,15 +210,17 @@ constexpr double kMinSplitGain = 0.9;
 // it fills the GPU instead of streaming each head's K / V through one SM.
 // Longer launches whose query tiles leave SMs idle (a prefill chunk at batch
 // 1, or with a tensor-parallel rank's few heads) under a dense, causal or
-// sliding layout: the split that finishes soonest, counting rounds of
-// blocks over the SMs (1.2 rounds take two; two blocks sharing an SM run at
-// about half speed each) times the longest block's key tiles plus
-// kRangeCostKeys' worth (a causal launch's last query tile sees every key;
-// a sliding one's split is capped at launch by its window). 1
-// where the query tiles alone fill the GPU (the hardware or the persistent
-// walk then balances tiles of unequal length), where there are too few key
-// tiles to share out, or for block-sparse layouts, whose tiles visit an
-// unknown share of the keys.
+// sliding layout, or whose last round would (160 tiles of equal length on
+// 132 SMs take two rounds): the split that finishes soonest, counting
+// rounds of blocks over the SMs (1.2 rounds take two; two blocks sharing an
+// SM run at about half speed each) times the longest block's key tiles plus
+// kRangeCostKeys' worth, times kSplitCostShare for a split (a causal
+// launch's last query tile sees every key; a sliding one's split is capped
+// at launch by its window). 1 where the query tiles fill the GPU and differ
+// in length (a sliding window, or a causal launch over more than a quarter
+// of its keys: the hardware or the persistent walk balances those), where
+// there are too few key tiles to share out, or for block-sparse layouts,
+// whose tiles visit an unknown share of the keys.
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
   const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   const bool specialized = WarpSpecialized(engine, t.block_m, t.waves);
@@ -238,11 +244,16 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
     return splits;
   }
   const int64_t layout = shape.GetOr("layout", 0);
-  if (blocks >= resident || layout > int64_t(AttentionLayout::kSlidingWindow)) return 1;
+  const bool even_tiles = layout == int64_t(AttentionLayout::kDense) ||
+                          (layout == int64_t(AttentionLayout::kCausal) && 4 * lq <= lk);
+  if ((blocks >= resident && !even_tiles) || layout > int64_t(AttentionLayout::kSlidingWindow)) {
+    return 1;
+  }
   const int64_t range_tiles = (kRangeCostKeys + t.block_n - 1) / t.block_n;
   const int64_t sms = std::max(1, arch.compute_units);
   auto cost = [&](int64_t s) {
-    return (blocks * s + sms - 1) / sms * ((key_tiles + s - 1) / s + range_tiles);
+    const int64_t rounds = (blocks * s + sms - 1) / sms;
+    return double(rounds * ((key_tiles + s - 1) / s + range_tiles)) * (s > 1 ? kSplitCostShare : 1);
   };
   for (int64_t s = 2; s <= kMaxKvSplits && key_tiles >= s * kMinTilesPerSplit; s *= 2) {
     if (cost(s) < kMinSplitGain * cost(splits)) splits = s;

@@ -270,7 +270,7 @@ TEST(SparseAttnTemplateTest, DecodeWithAMaskPerHeadTakesTheUnpackedDefault) {
 // fill half of sm_90a's 132 SMs, so the warp-specialized default splits
 // its key ranges in two (its persistent grid walks every range); with
 // eight heads (a tensor-parallel rank's) and 512 rows into four (128
-// blocks). 512 rows of 32 heads fill the GPU unsplit.
+// blocks). 512 rows of 32 heads fill the GPU unsplit; 640 overfill it.
 TEST(SparseAttnTemplateTest, PrefillChunksSplitWhereSmsWouldIdle) {
   const ArchInfo arch = Arch("sm_90a");
   const Shape chunk = DecodeShape(32768).Set("lq", 256).Set("layout", 1).Set("mask", 1);
@@ -285,6 +285,20 @@ TEST(SparseAttnTemplateTest, PrefillChunksSplitWhereSmsWouldIdle) {
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 512), arch)), 1);
   // 120 tiles leave 12 of 132 SMs idle: no split saves a tenth.
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("hq", 40).Set("lq", 384), arch)), 1);
+  // Tiles of equal length that just overfill the GPU (the H100's fastest
+  // in 2026-12-06-h100-overfill-chunks): 160 tiles take four ranges, 192
+  // two; 256 fill two rounds unsplit, and 320 gain too little.
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 640), arch)), 4);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("hq", 40).Set("lq", 512), arch)), 4);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 768), arch)), 2);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 1024), arch)), 1);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 1280), arch)), 1);
+  // The same 160 tiles from the first key differ in length (the walk
+  // balances them); a dense launch's do not.
+  const Shape prefill = Shape(chunk).Set("hq", 8).Set("hkv", 8).Set("lq", 2560).Set("lk", 2560);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(prefill, arch)), 1);
+  EXPECT_GT(KvSplitsOf(T().DefaultConfig(Shape(prefill).Set("layout", 0).Set("mask", 0), arch)),
+            1);
   // Block-sparse layouts visit an unknown share of the keys.
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("layout", 5), arch)), 1);
   // sm_80's mma tiles (two blocks per SM, 32-key tiles): 64 tiles on 108
