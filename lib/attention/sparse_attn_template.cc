@@ -472,9 +472,11 @@ class SparseAttnTemplate final : public KernelTemplate {
     std::vector<TunableParam> space = TileSearchSpace(engine, arch);
     // Key-range splits where 64-row query tiles (grouped heads packed where
     // they can be) leave SMs idle at two blocks per SM (the defaults split
-    // where 128-row tiles leave them idle at one).
+    // where 128-row tiles leave them idle at one), or where the default
+    // splits (tiles that just overfill the GPU).
     const int64_t lk = *shape.Get("lk");
-    if (QueryTiles(shape, 64, PacksGroupedHeads(shape)) < 2 * std::max(1, arch.compute_units)) {
+    if (QueryTiles(shape, 64, PacksGroupedHeads(shape)) < 2 * std::max(1, arch.compute_units) ||
+        KvSplits(DefaultConfig(shape, arch)) > 1) {
       TunableParam& splits = space.emplace_back(TunableParam{"KV_SPLITS", {1}});
       while (2 * splits.values.back() <= kMaxKvSplits &&
              (lk + 63) / 64 >= 2 * splits.values.back() * kMinTilesPerSplit) {

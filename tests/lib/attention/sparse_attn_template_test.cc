@@ -289,6 +289,14 @@ TEST(SparseAttnTemplateTest, PrefillChunksSplitWhereSmsWouldIdle) {
   // in 2026-12-06-h100-overfill-chunks): 160 tiles take four ranges, 192
   // two; 256 fill two rounds unsplit, and 320 gain too little.
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 640), arch)), 4);
+  auto swept = [&](const Shape& shape) {
+    for (const TunableParam& param : T().SearchSpace(shape, arch)) {
+      if (param.name == "KV_SPLITS") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(swept(Shape(chunk).Set("lq", 640)));  // the tuner can correct it
+  EXPECT_FALSE(swept(Shape(chunk).Set("lq", 1024)));
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("hq", 40).Set("lq", 512), arch)), 4);
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 768), arch)), 2);
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("lq", 1024), arch)), 1);
