@@ -82,8 +82,8 @@ def main():
             cosine = jitk.parity(out, want, name="chunk", verbose=False)["cosine"]
             us = replay_us(run, args.calls, args.passes)[0]
             dims = dict(b=b, block=128, d=d, hkv=hkv, hq=hq, layout=1, lk=lk, lq=lq)
-            if args.per_head_mask:
-                dims["mask_heads"] = hq
+            if args.per_head_mask and hq > hkv and hq // hkv * lq <= 128:
+                dims["mask_per_head"] = 1  # as jitk.sparse_attn sets it
             name = config or "default " + jitk.get_kernel(
                 "sparse_attn", jitk.shape_key(jitk.dtype_name(q.dtype), dims)).config
             print("{:>22} {:>56} {:>9.2f} {:>8.1f} {:>9.2f} {:>10.7f}".format(

@@ -164,7 +164,8 @@ class BlockMask {
   absl::Status CheckCompatible(int batch, int heads_q, int len_q, int len_k) const;
 
   // The sparse_attn shape for this mask ("mask" is set only when it differs
-  // from the layout's default, "mask_heads" only for a mask per query head).
+  // from the layout's default; "mask_per_head" for a mask per query head where
+  // it keeps grouped heads from sharing a tile's rows).
   Shape AttentionShape(DType dtype, int batch, int heads_q, int heads_kv, int head_dim) const;
 
   // Copies the index arrays to `device`.

@@ -22,7 +22,9 @@
  *
  * Shapes are passed as their canonical key text, `dtype;dim=value;...`, e.g.
  * "f16;n=1048576" or "bf16;b=4;block=128;d=128;hkv=32;hq=32;layout=1;lk=4096;lq=4096"
- * (dims in any order; dtype f32 / f16 / bf16 or float32 / float16 / bfloat16).
+ * (dims in any order; dtype f32 / f16 / bf16 or float32 / float16 / bfloat16;
+ * docs/sparse_attn.md lists sparse_attn's, among them "mask_per_head=1" for a
+ * block mask per query head, which picks the config for unpacked grouped heads).
  * Kernel configs are `NAME=VALUE,...` text, e.g. "BLOCK=256,EPT=4,VEC=4".
  *
  * Thread safety: every function may be called from any thread. A handle may

@@ -1,7 +1,8 @@
 // jitk/shape.h — the problem a kernel is asked to solve.
 //
 // A Shape is a dtype plus named integer dimensions ("n" for scaled_add;
-// "b", "hq", "hkv", "lq", "lk", "d", "block" and "layout" for sparse_attn).
+// "b", "hq", "hkv", "lq", "lk", "d", "block", "layout" and optionally "mask"
+// and "mask_per_head" for sparse_attn, see docs/sparse_attn.md).
 // It selects the tuned configuration and is part of every cache key, so two
 // equal shapes always print the same Key().
 //

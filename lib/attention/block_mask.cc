@@ -440,7 +440,11 @@ Shape BlockMask::AttentionShape(DType dtype, int batch, int heads_q, int heads_k
       .Set("block", block_)
       .Set("layout", int(layout_));
   if (element_mask_.kind != DefaultMaskMod(layout_)) shape.Set("mask", int(element_mask_.kind));
-  if (heads_ > 1) shape.Set("mask_heads", heads_);
+  // Only where a group's heads could otherwise share a tile's rows
+  // (PacksGroupedHeads): elsewhere the shape keeps the key of a shared mask.
+  if (heads_ > 1 && heads_q > heads_kv && heads_q / heads_kv * len_q_ <= block_) {
+    shape.Set("mask_per_head", 1);
+  }
   return shape;
 }
 

@@ -169,14 +169,14 @@ int64_t KvSplits(const KernelConfig& config) {
 // Only where the element mask sees one position per packed row: without
 // one, or for one query row (a decode step: every packed row at q_offset);
 // with every row of a group in the mask's first query block; and with one
-// block mask for every head (no "mask_heads" dimension above 1). The launch
+// block mask for every head (no "mask_per_head" dimension of 1). The launch
 // packs only where the block mask it is given is every head's and the rows
 // of q and o are evenly spaced (SparseAttnPlanner::Fill), and never with
 // the warp-specialized engine, whose tensor maps read q and o unpacked.
 bool PacksGroupedHeads(const Shape& shape) {
   const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv"), lq = *shape.Get("lq");
   return (MaskKindOf(shape) == attn::kMaskNone || lq == 1) && hq > hkv &&
-         shape.GetOr("mask_heads", 1) == 1 && hq / hkv * lq <= shape.GetOr("block", 128);
+         shape.GetOr("mask_per_head", 0) == 0 && hq / hkv * lq <= shape.GetOr("block", 128);
 }
 
 // Query tiles of a launch: per (batch, query head), or per (batch, K / V
@@ -189,17 +189,20 @@ int64_t QueryTiles(const Shape& shape, int64_t block_m, bool packed) {
 
 // Query rows up to which a launch takes the decode step's split: a decode
 // step, or a few rows of one. Longer launches split only where their query
-// tiles leave SMs idle (a prefill chunk at batch 1).
+// tiles leave SMs idle (a prefill chunk at batch 1), in the first round or
+// the last.
 constexpr int64_t kMaxSplitQueryRows = 64;
 
 // What a key range costs beyond its key tiles, in keys: its query tile's
 // fill and drain (about a 128-key tile's time on the warp-specialized
 // engine, bench/results/2026-12-06-h100-prefill-chunks/); and what a split
 // launch costs beyond its ranges, a share of the time: the partial results
-// and their combine (split launches ran 1.12-1.17x the time this count
-// gives them, with 2 and 4 ranges of 96 to 320 tiles, 2026-12-06-h100-
-// overfill-chunks/). A split must save a tenth of the time by that count
-// to be taken: the count knows nothing of memory traffic.
+// and their combine (split launches of 96 to 320 tiles ran 1.10-1.26x the
+// time this count gives them on the H100's warp-specialized engine, 2 ranges
+// 1.12-1.20x, 4 ranges 1.10-1.26x, 2026-12-06-h100-overfill-chunks/; 1.15
+// keeps the fastest split measured in each shape timed there; other engines
+// take it untimed). A split must save a tenth of the time by that count to
+// be taken: the count knows nothing of memory traffic.
 constexpr int64_t kRangeCostKeys = 128;
 constexpr double kSplitCostShare = 1.15;
 constexpr double kMinSplitGain = 0.9;
@@ -216,9 +219,10 @@ constexpr double kMinSplitGain = 0.9;
 // SM run at about half speed each) times the longest block's key tiles plus
 // kRangeCostKeys' worth, times kSplitCostShare for a split (a causal
 // launch's last query tile sees every key; a sliding one's split is capped
-// at launch by its window). 1 where the query tiles fill the GPU and differ
-// in length (a sliding window, or a causal launch over more than a quarter
-// of its keys: the hardware or the persistent walk balances those), where
+// at launch by its window). 1 where the query tiles fill the GPU and may
+// differ in length (under an element mask, save a causal chunk of at most a
+// quarter of its keys, taken to sit at their end as the tuner times it: the
+// hardware or the persistent walk balances those), where
 // there are too few key tiles to share out, or for block-sparse layouts,
 // whose tiles visit an unknown share of the keys.
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
@@ -244,8 +248,9 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
     return splits;
   }
   const int64_t layout = shape.GetOr("layout", 0);
-  const bool even_tiles = layout == int64_t(AttentionLayout::kDense) ||
-                          (layout == int64_t(AttentionLayout::kCausal) && 4 * lq <= lk);
+  const bool even_tiles =
+      (layout == int64_t(AttentionLayout::kDense) && MaskKindOf(shape) == attn::kMaskNone) ||
+      (layout == int64_t(AttentionLayout::kCausal) && 4 * lq <= lk);
   if ((blocks >= resident && !even_tiles) || layout > int64_t(AttentionLayout::kSlidingWindow)) {
     return 1;
   }
@@ -400,14 +405,14 @@ class SparseAttnTemplate final : public KernelTemplate {
 
   absl::Status ValidateShape(const Shape& shape) const override {
     static constexpr absl::string_view kDims[] = {"b", "hq",    "hkv",    "lq",   "lk",
-                                                  "d", "block", "layout", "mask", "mask_heads"};
+                                                  "d", "block", "layout", "mask", "mask_per_head"};
     for (const auto& [dim, value] : shape.dims()) {
       bool known = false;
       for (absl::string_view d : kDims) known = known || dim == d;
       if (!known) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("sparse_attn has no dimension '", dim,
-                         "' (dimensions: b, hq, hkv, lq, lk, d, block, layout, mask, mask_heads)"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "sparse_attn has no dimension '", dim,
+            "' (dimensions: b, hq, hkv, lq, lk, d, block, layout, mask, mask_per_head)"));
       }
     }
     for (absl::string_view dim : {"b", "hq", "hkv", "lq", "lk", "d"}) {
@@ -451,12 +456,10 @@ class SparseAttnTemplate final : public KernelTemplate {
           "sparse_attn: layout=", layout,
           " is not one of 0 dense, 1 causal, 2 sliding_window, 3 bigbird, 4 strided, 5 custom"));
     }
-    if (const int64_t mask_heads = shape.GetOr("mask_heads", 1);
-        mask_heads != 1 && mask_heads != hq) {
+    if (const int64_t per_head = shape.GetOr("mask_per_head", 0); per_head != 0 && per_head != 1) {
       return absl::InvalidArgumentError(
-          absl::StrCat("sparse_attn: mask_heads=", mask_heads,
-                       " must be 1 (one block mask for every head) or hq=", hq,
-                       " (a block mask per query head)"));
+          absl::StrCat("sparse_attn: mask_per_head=", per_head,
+                       " must be 0 (one block mask for every head) or 1 (a mask per query head)"));
     }
     const int64_t mask = shape.GetOr("mask", 0);
     if (mask < 0 || mask > int64_t(MaskMod::kSlidingWindow)) {

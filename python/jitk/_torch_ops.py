@@ -318,8 +318,10 @@ class _SparseAttnPlan(object):
                 ("layout", LAYOUTS[layout]), ("lk", lk), ("lq", lq))
         if MASK_MODS[mask] != _DEFAULT_MASK[LAYOUTS[layout]]:
             dims += (("mask", MASK_MODS[mask]),)
-        if mask_h > 1:  # a mask per query head: the grouped heads stay unpacked
-            dims += (("mask_heads", mask_h),)
+        if mask_h > 1 and hq > hkv and hq // hkv * lq <= block:
+            # a mask per query head keeps the grouped heads from sharing a
+            # tile's rows (as BlockMask::AttentionShape says)
+            dims += (("mask_per_head", 1),)
         self.index = index
         self.kernel = _core.kernel_cache.get_dims("sparse_attn", q.dtype, dims,
                                                   _jitk_device(torch, index), config)

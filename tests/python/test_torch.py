@@ -206,8 +206,9 @@ class SparseAttnTest(TorchTest):
     def test_decode_step_with_a_mask_per_head_matches_sdpa(self):
         # One query row, 8 heads in groups of 4, each head its own key blocks:
         # the grouped heads stay unpacked, under the default of a shape with
-        # mask_heads (on Hopper the warp-specialized 64-row tiles, not the
+        # mask_per_head (on Hopper the warp-specialized 64-row tiles, not the
         # packed rule's 64/64/4/2).
+        from jitk._torch_ops import _thread_plans
         hq, hkv, lk = 8, 2, 5000
 
         def allowed(h, ki):
@@ -218,7 +219,10 @@ class SparseAttnTest(TorchTest):
                 for _ in range(2))
         mask = self.create_block_mask(lambda b_, h_, qi, ki: allowed(h_, ki), None, hq, 1, lk,
                                       device="cuda")
+        plans = _thread_plans()
+        plans.clear()
         got = jitk.sparse_attn(q, k, v, mask, mask="none")
+        (plan,) = plans.values()
         heads = torch.arange(hq, device="cuda")[:, None, None]
         want = torch.nn.functional.scaled_dot_product_attention(
             q.double(), k.double().repeat_interleave(4, 1), v.double().repeat_interleave(4, 1),
@@ -227,11 +231,13 @@ class SparseAttnTest(TorchTest):
         self.assertGreater(r["cosine"], 0.99999, r)
         self.assertLess(r["max_abs"], 2e-3, r)
         dims = dict(b=2, block=128, d=128, hkv=hkv, hq=hq, layout=5, lk=lk, lq=1)
-        per_head = jitk.get_kernel("sparse_attn", jitk.shape_key("f16", dict(dims, mask_heads=hq)))
+        per_head = jitk.get_kernel("sparse_attn",
+                                   jitk.shape_key("f16", dict(dims, mask_per_head=1)))
+        self.assertEqual(plan.kernel.config, per_head.config)
         if torch.cuda.get_device_capability() == (9, 0):
-            self.assertIn("WAVES=8", per_head.config)
-        with self.assertRaisesRegex(Exception, "mask_heads=3 must be 1"):
-            jitk.get_kernel("sparse_attn", jitk.shape_key("f16", dict(dims, mask_heads=3)))
+            self.assertIn("WAVES=8", plan.kernel.config)
+        with self.assertRaisesRegex(Exception, "mask_per_head=3 must be 0"):
+            jitk.get_kernel("sparse_attn", jitk.shape_key("f16", dict(dims, mask_per_head=3)))
 
     def test_kv_cache_steps_under_element_masks_match_sdpa(self):
         # The queries are the newest lq tokens of 1000 (q_offset = 1000 - lq):

@@ -108,7 +108,7 @@ TEST(SparseAttnProblemTest, ShortQueriesSitAtTheEndOfTheKeys) {
 // FLOPs and bytes those of the shared mask.
 TEST(SparseAttnProblemTest, MaskPerHeadRepeatsTheLayoutsMask) {
   const Shape shared = CausalShape(DType::kF16);
-  std::unique_ptr<ProblemInstance> p = Make(Shape(shared).Set("mask_heads", kHeadsQ));
+  std::unique_ptr<ProblemInstance> p = Make(Shape(shared).Set("mask_per_head", 1));
   std::unique_ptr<ProblemInstance> one = Make(shared);
   ASSERT_NE(p, nullptr);
   ASSERT_NE(one, nullptr);

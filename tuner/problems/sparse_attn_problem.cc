@@ -78,7 +78,7 @@ absl::StatusOr<BlockMask> MaskFor(const Shape& shape) {
 }
 
 // `mask` once per query head (a FlexAttention BlockMask of H = hq, the
-// shape's "mask_heads"), under which grouped heads stay unpacked.
+// shape's "mask_per_head"), under which grouped heads stay unpacked.
 absl::StatusOr<BlockMask> PerHead(const BlockMask& mask, int heads) {
   auto repeat = [heads](const std::vector<int32_t>& rows) {
     std::vector<int32_t> out;
@@ -303,8 +303,8 @@ class SparseAttnProblem final : public Problem {
           "sparse_attn: the tuning problem uses each layout's default element mask; drop 'mask' "
           "from the shape");
     }
-    if (const int64_t heads = shape.GetOr("mask_heads", 1); heads > 1) {
-      JITK_ASSIGN_OR_RETURN(mask, PerHead(mask, int(heads)));
+    if (shape.GetOr("mask_per_head", 0) == 1) {
+      JITK_ASSIGN_OR_RETURN(mask, PerHead(mask, int(*shape.Get("hq"))));
     }
     return std::make_unique<SparseAttnInstance>(shape, std::move(mask), seed);
   }

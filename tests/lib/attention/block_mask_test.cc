@@ -300,16 +300,21 @@ TEST(BlockMaskTest, AttentionShapeCarriesLayoutAndNonDefaultMask) {
   ASSERT_THAT(longformer, IsOk());
   EXPECT_EQ(longformer->AttentionShape(DType::kBF16, 1, 1, 1, 64).GetOr("mask", -1),
             int64_t(MaskMod::kSlidingWindow));
-  // A mask per query head says so (grouped heads then stay unpacked).
+  // A mask per query head says so where it keeps a group's heads from
+  // sharing a tile's rows: grouped heads whose rows fit one mask block.
   BlockMask::StridedOptions options;
   options.block_size = 64;
-  absl::StatusOr<BlockMask> strided = BlockMask::Strided(8, 256, 256, options);
-  ASSERT_THAT(strided, IsOk());
-  EXPECT_EQ(strided->AttentionShape(DType::kF16, 1, 8, 2, 64).GetOr("mask_heads", -1), 8);
+  for (int len_q : {16, 17}) {
+    absl::StatusOr<BlockMask> strided = BlockMask::Strided(8, len_q, 256, options);
+    ASSERT_THAT(strided, IsOk());
+    // 4 heads x 16 rows fill a 64-row block; 17 rows do not.
+    EXPECT_EQ(strided->AttentionShape(DType::kF16, 1, 8, 2, 64).Has("mask_per_head"), len_q == 16);
+    EXPECT_FALSE(strided->AttentionShape(DType::kF16, 1, 8, 8, 64).Has("mask_per_head"));
+  }
   options.same_for_all_heads = true;
-  strided = BlockMask::Strided(8, 256, 256, options);
-  ASSERT_THAT(strided, IsOk());
-  EXPECT_FALSE(strided->AttentionShape(DType::kF16, 1, 8, 2, 64).Has("mask_heads"));
+  absl::StatusOr<BlockMask> shared = BlockMask::Strided(8, 16, 256, options);
+  ASSERT_THAT(shared, IsOk());
+  EXPECT_FALSE(shared->AttentionShape(DType::kF16, 1, 8, 2, 64).Has("mask_per_head"));
 }
 
 TEST(BlockMaskTest, Names) {

@@ -77,9 +77,9 @@ TEST(SparseAttnTemplateTest, ValidateShapeRejects) {
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("block", 40)), StatusIs(code, "block=40"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("layout", 9)), StatusIs(code, "layout=9"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask", 4)), StatusIs(code, "mask=4"));
-  EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask_heads", 2)),
-              StatusIs(code, "mask_heads=2 must be 1 (one block mask for every head) or hq=8"));
-  EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask_heads", 8)), IsOk());
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask_per_head", 8)),
+              StatusIs(code, "mask_per_head=8 must be 0 (one block mask for every head) or 1"));
+  EXPECT_THAT(T().ValidateShape(Shape(s).Set("mask_per_head", 1)), IsOk());
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("b", 70000)), StatusIs(code, "at most 65535"));
   EXPECT_THAT(T().ValidateShape(Shape(s).Set("lq", 1 << 30).Set("lk", 1 << 30)),
               StatusIs(code, "below 2^31"));
@@ -256,13 +256,13 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
 // H100; at B = 8 the 256 tiles fill it unsplit.
 TEST(SparseAttnTemplateTest, DecodeWithAMaskPerHeadTakesTheUnpackedDefault) {
   const ArchInfo arch = Arch("sm_90a");
-  const Shape per_head = DecodeShape(32768).Set("mask_heads", 32);
+  const Shape per_head = DecodeShape(32768).Set("mask_per_head", 1);
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(per_head, arch)),
             "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=8,STAGES=3,WAVES=8");
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(Shape(per_head).Set("b", 8), arch)),
             "BLOCK_M=64,BLOCK_N=64,STAGES=3,WAVES=8");
   // One mask for every head, said or not, packs.
-  EXPECT_EQ(T().DefaultConfig(Shape(per_head).Set("mask_heads", 1), arch),
+  EXPECT_EQ(T().DefaultConfig(Shape(per_head).Set("mask_per_head", 0), arch),
             T().DefaultConfig(DecodeShape(32768), arch));
 }
 
@@ -305,8 +305,14 @@ TEST(SparseAttnTemplateTest, PrefillChunksSplitWhereSmsWouldIdle) {
   // balances them); a dense launch's do not.
   const Shape prefill = Shape(chunk).Set("hq", 8).Set("hkv", 8).Set("lq", 2560).Set("lk", 2560);
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(prefill, arch)), 1);
-  EXPECT_GT(KvSplitsOf(T().DefaultConfig(Shape(prefill).Set("layout", 0).Set("mask", 0), arch)),
-            1);
+  const Shape dense = Shape(prefill).Set("layout", 0).Set("mask", 0);
+  EXPECT_GT(KvSplitsOf(T().DefaultConfig(dense, arch)), 1);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(dense).Set("mask", 1), arch)), 1);
+  // A causal launch's tiles count as equal up to a quarter of its keys
+  // (160 tiles of 10240 rows of two heads).
+  const Shape quarter = Shape(prefill).Set("hq", 2).Set("hkv", 2).Set("lq", 10240);
+  EXPECT_GT(KvSplitsOf(T().DefaultConfig(Shape(quarter).Set("lk", 40960), arch)), 1);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(quarter).Set("lk", 40959), arch)), 1);
   // Block-sparse layouts visit an unknown share of the keys.
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(Shape(chunk).Set("layout", 5), arch)), 1);
   // sm_80's mma tiles (two blocks per SM, 32-key tiles): 64 tiles on 108
