@@ -19,9 +19,12 @@ for shape in "f16;b=1;block=128;d=128;hkv=8;hq=32;layout=1;lk=32768;lq=640" \
   timeout 150 $B/tuner/jitk-tune --kernel sparse_attn --budget 30s --json --shape "$shape" \
     > $OUT/tune_$(echo $shape | tr -dc 'a-z0-9=' | tail -c 24).json 2>> $OUT/tune.log
 done
-rm -rf $OUT/cache
+
 tail -4 $OUT/check_table.txt
 grep -v "system DB" $OUT/overfill.txt | cut -c1-160
 for f in $OUT/tune_*.json; do
   python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['results'][0]; print(r['shape'], 'default', r['default']['config'], r['default']['median_ms'], 'best', r['best']['config'], r['best']['median_ms'], 'speedup', r['speedup'])" $f
 done
+python3 -m unittest discover -s tests/python > $OUT/python_tests.txt 2>&1
+tail -3 $OUT/python_tests.txt
+rm -rf $OUT/cache
