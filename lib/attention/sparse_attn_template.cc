@@ -195,15 +195,17 @@ constexpr int64_t kMaxSplitQueryRows = 64;
 
 // What a key range costs beyond its key tiles, in keys: its query tile's
 // fill and drain (about a 128-key tile's time on the warp-specialized
-// engine, bench/results/2026-12-06-h100-prefill-chunks/); and what a split
-// launch costs beyond its ranges, a share of the time: the partial results
-// and their combine (split launches of 96 to 320 tiles ran 1.10-1.26x the
-// time this count gives them on the H100's warp-specialized engine, 2 ranges
-// 1.12-1.20x, 4 ranges 1.10-1.26x, 2026-12-06-h100-overfill-chunks/; 1.15
-// keeps the fastest split measured in each shape timed there; other engines
-// take it untimed). A split must save a tenth of the time by that count to
-// be taken: the count knows nothing of memory traffic.
-constexpr int64_t kRangeCostKeys = 128;
+// engine, bench/results/2026-12-06-h100-prefill-chunks/) and its partial O's
+// write and the combine's read of it (4 bytes per element where an MMA
+// engine computes 4 FLOP per element and key: ~190 keys at the H100's
+// ~630 TFLOP/s and 3.35 TB/s); and what a split launch costs beyond that, a
+// share of the time (split launches of 96 to 320 tiles still ran 1.08-1.23x
+// the time this count gives them on the H100's warp-specialized engine,
+// 2026-12-06-h100-overfill-chunks/; 1.15 keeps the fastest config measured
+// in each of the ten shapes timed there, a dense launch of 20 key tiles per
+// query tile, unsplit, among them; other engines take it untimed). A split
+// must save a tenth of the time by that count to be taken.
+constexpr int64_t kRangeCostKeys = 320;
 constexpr double kSplitCostShare = 1.15;
 constexpr double kMinSplitGain = 0.9;
 
@@ -216,8 +218,8 @@ constexpr double kMinSplitGain = 0.9;
 // sliding layout, or whose last round would (160 tiles of equal length on
 // 132 SMs take two rounds): the split that finishes soonest, counting
 // rounds of blocks over the SMs (1.2 rounds take two; two blocks sharing an
-// SM run at about half speed each) times the longest block's key tiles plus
-// kRangeCostKeys' worth, times kSplitCostShare for a split (a causal
+// SM run at about half speed each) times the longest block's key tiles per
+// range plus kRangeCostKeys' worth, times kSplitCostShare for a split (a causal
 // launch's last query tile sees every key; a sliding one's split is capped
 // at launch by its window). 1 where the query tiles fill the GPU and may
 // differ in length (under an element mask, save a causal chunk of at most a

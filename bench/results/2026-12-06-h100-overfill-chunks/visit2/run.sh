@@ -3,7 +3,7 @@
 # round): the Python tests; the prefill chunks' new defaults against pinned
 # splits in two rounds; the tuner (now sweeping KV_SPLITS there) on a
 # 640-row chunk and on a dense 8-head launch of 160 tiles; every GPU test last.
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 export JITK_LIBRARY=$PWD/$B/lib/c_api/libjitk_c.so PYTHONPATH=$PWD/python
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt
