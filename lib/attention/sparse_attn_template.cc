@@ -219,14 +219,14 @@ constexpr double kMinSplitGain = 0.9;
 // 132 SMs take two rounds): the split that finishes soonest, counting
 // rounds of blocks over the SMs (1.2 rounds take two; two blocks sharing an
 // SM run at about half speed each) times the longest block's key tiles per
-// range plus kRangeCostKeys' worth, times kSplitCostShare for a split (a causal
-// launch's last query tile sees every key; a sliding one's split is capped
-// at launch by its window). 1 where the query tiles fill the GPU and may
-// differ in length (under an element mask, save a causal chunk of at most a
-// quarter of its keys, taken to sit at their end as the tuner times it: the
-// hardware or the persistent walk balances those), where
-// there are too few key tiles to share out, or for block-sparse layouts,
-// whose tiles visit an unknown share of the keys.
+// range plus kRangeCostKeys' worth, times kSplitCostShare for a split (a
+// causal launch's last query tile sees every key; a sliding one's split is
+// capped at launch by its window). 1 where the query tiles fill the GPU and
+// may differ in length (under an element mask, save a causal chunk of at
+// most a quarter of its keys, taken to sit at their end as the tuner times
+// it: the hardware or the persistent walk balances those), where there are
+// too few key tiles to share out, or for block-sparse layouts, whose tiles
+// visit an unknown share of the keys.
 int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const ArchInfo& arch) {
   const int64_t d = *shape.Get("d"), lq = *shape.Get("lq"), lk = *shape.Get("lk");
   const bool specialized = WarpSpecialized(engine, t.block_m, t.waves);
