@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "lib/attention/mask_geometry.h"
+#include "lib/attention/sparse_attn_template.h"
 #include "lib/internal/status_macros.h"
 
 namespace jitk {
@@ -440,9 +441,9 @@ Shape BlockMask::AttentionShape(DType dtype, int batch, int heads_q, int heads_k
       .Set("block", block_)
       .Set("layout", int(layout_));
   if (element_mask_.kind != DefaultMaskMod(layout_)) shape.Set("mask", int(element_mask_.kind));
-  // Only where a group's heads could otherwise share a tile's rows
-  // (PacksGroupedHeads): elsewhere the shape keeps the key of a shared mask.
-  if (heads_ > 1 && heads_q > heads_kv && heads_q / heads_kv * len_q_ <= block_) {
+  // Only where a group's heads could otherwise share a tile's rows:
+  // elsewhere the shape keeps the key of a shared mask.
+  if (heads_ > 1 && internal::GroupedRowsFitOneBlock(heads_q, heads_kv, len_q_, block_)) {
     shape.Set("mask_per_head", 1);
   }
   return shape;

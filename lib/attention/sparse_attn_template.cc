@@ -174,9 +174,10 @@ int64_t KvSplits(const KernelConfig& config) {
 // of q and o are evenly spaced (SparseAttnPlanner::Fill), and never with
 // the warp-specialized engine, whose tensor maps read q and o unpacked.
 bool PacksGroupedHeads(const Shape& shape) {
-  const int64_t hq = *shape.Get("hq"), hkv = *shape.Get("hkv"), lq = *shape.Get("lq");
-  return (MaskKindOf(shape) == attn::kMaskNone || lq == 1) && hq > hkv &&
-         shape.GetOr("mask_per_head", 0) == 0 && hq / hkv * lq <= shape.GetOr("block", 128);
+  const int64_t lq = *shape.Get("lq");
+  return (MaskKindOf(shape) == attn::kMaskNone || lq == 1) &&
+         shape.GetOr("mask_per_head", 0) == 0 &&
+         GroupedRowsFitOneBlock(*shape.Get("hq"), *shape.Get("hkv"), lq, shape.GetOr("block", 128));
 }
 
 // Query tiles of a launch: per (batch, query head), or per (batch, K / V
@@ -1080,6 +1081,10 @@ int SparseAttnEngine(const Shape& shape, const ArchInfo& arch) {
 
 bool SparseAttnMmaTensorCopies(const Shape& shape, const ArchInfo& arch) {
   return MmaTensorCopies(SparseAttnEngine(shape, arch), arch);
+}
+
+bool GroupedRowsFitOneBlock(int64_t hq, int64_t hkv, int64_t lq, int64_t block) {
+  return hq > hkv && hq / hkv * lq <= block;
 }
 
 int SparseAttnRegisterEstimate(const KernelConfig& config, const Shape& shape,

@@ -2,7 +2,9 @@
 //
 // Shape dimensions: b, hq, hkv, lq, lk, d (required); block (mask block
 // size, default 128), layout (AttentionLayout as int, default 0 = dense),
-// mask (MaskMod as int, default: the layout's, see DefaultMaskMod).
+// mask (MaskMod as int, default: the layout's, see DefaultMaskMod),
+// mask_per_head (1: a block mask per query head, which keeps grouped heads
+// unpacked; default 0).
 // dtype: f32 (exact fp32 FMA), f16, bf16 (fp32 accumulate and softmax).
 //
 // Tunables: BLOCK_M (query rows per block), BLOCK_N (keys per tile), WAVES
@@ -36,6 +38,11 @@ int SparseAttnEngine(const Shape& shape, const ArchInfo& arch);
 // Whether the kernel for `shape` on `arch` is the mma engine's with K and V
 // brought by tensor-memory copies (sparse_attn_tma_fwd: sm_90 and later).
 bool SparseAttnMmaTensorCopies(const Shape& shape, const ArchInfo& arch);
+
+// Whether a group's query rows (hq / hkv heads of lq rows each) fit one mask
+// block, as grouped heads packed into a tile's rows need: where a block mask
+// per query head ("mask_per_head") changes the shape's config.
+bool GroupedRowsFitOneBlock(int64_t hq, int64_t hkv, int64_t lq, int64_t block);
 
 // Rough registers per thread of a config (calibrated on ptxas / hiprtc
 // reports); ValidateConfig refuses configs whose estimate exceeds the

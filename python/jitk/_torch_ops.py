@@ -320,7 +320,7 @@ class _SparseAttnPlan(object):
             dims += (("mask", MASK_MODS[mask]),)
         if mask_h > 1 and hq > hkv and hq // hkv * lq <= block:
             # a mask per query head keeps the grouped heads from sharing a
-            # tile's rows (as BlockMask::AttentionShape says)
+            # tile's rows (GroupedRowsFitOneBlock, as BlockMask::AttentionShape)
             dims += (("mask_per_head", 1),)
         self.index = index
         self.kernel = _core.kernel_cache.get_dims("sparse_attn", q.dtype, dims,
