@@ -307,10 +307,7 @@ namespace attn {
 template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typename T, int MASK,
           int ENGINE, bool SPLIT>
 JITK_DEVICE void fwd_block(const SparseAttnParams& p, char* smem) {
-  if (SPLIT && p.combine) {
-    combine_splits<HEAD_DIM, WAVES * kWaveSize, T>(p);
-    return;
-  }
+  if (ran_combine_pass<HEAD_DIM, WAVES * kWaveSize, T, SPLIT>(p)) return;
   constexpr int kSmem = SmemBytes(ENGINE, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   typedef typename EngineSelect<ENGINE, BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK>::type
       Engine;
@@ -371,10 +368,7 @@ template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typenam
 JITK_DEVICE void mma_tma_block(const SparseAttnParams& p, const SparseAttnTensorMaps& maps,
                                char* smem) {
   static_assert(STAGES >= 1, "STAGES must be at least 1");
-  if (SPLIT && p.combine) {
-    combine_splits<HEAD_DIM, WAVES * kWaveSize, T>(p);
-    return;
-  }
+  if (ran_combine_pass<HEAD_DIM, WAVES * kWaveSize, T, SPLIT>(p)) return;
   constexpr int kSmem = SmemBytes(kEngineMma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   char* slots = smem + kSmem - STAGES * kTileSlotBytes;
   typedef MmaEngine<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK> Engine;
@@ -419,10 +413,7 @@ JITK_DEVICE void wgmma_ws_block(const SparseAttnParams& p, const SparseAttnTenso
   typedef WgmmaPipeline<BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, T, MASK> Pipeline;
   static_assert(WgmmaWarpSpecialized(BLOCK_M, WAVES), "a copying warpgroup");
   static_assert(Pipeline::kThreads == WAVES * kWaveSize, "one producer warpgroup");
-  if (SPLIT && p.combine) {
-    combine_splits<HEAD_DIM, WAVES * kWaveSize, T>(p);
-    return;
-  }
+  if (ran_combine_pass<HEAD_DIM, WAVES * kWaveSize, T, SPLIT>(p)) return;
   constexpr int kSmem = SmemBytes(kEngineWgmma, BLOCK_M, BLOCK_N, STAGES, HEAD_DIM, int(sizeof(T)));
   char* slots = smem + kSmem - STAGES * kTileSlotBytes;
   attention_ws<Pipeline, SPLIT>(p, maps, smem, smem_ptr(slots - WgmmaBarrierBytes(STAGES)),

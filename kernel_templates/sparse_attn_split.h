@@ -10,7 +10,8 @@
 // results (p.o and p.lse point there, "batch" z of [kv_splits * batch,
 // heads_q, len_q]). The combine pass (p.combine) merges each row's ranges
 // by their LSE into the caller's o and lse; a range that saw no key (LSE
-// -inf) weighs nothing.
+// -inf) weighs nothing. On sm_90 and later the combine pass's launch
+// starts before the split pass ends and waits for it on the GPU.
 #pragma once
 
 #include "prelude.h"
@@ -89,6 +90,37 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
               acc[3] * inv);
     if (lse != nullptr && col == 0) lse[row] = sum > 0.f ? m + log2f(sum) * kLn2 : neg_inf();
   }
+}
+
+// A split launch's passes overlap where the host asks for it (sm_90 and
+// later: programmatic dependent launch): each block of the split pass lets
+// the combine pass's launch start once every block has started, and the
+// combine pass waits for the split pass to end, its writes visible, before
+// reading them. Both do nothing on a plain launch and compile to nothing
+// elsewhere.
+JITK_DEVICE void let_dependent_grid_start() {
+#if JITK_CUDA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+JITK_DEVICE void wait_for_previous_grid() {
+#if JITK_CUDA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+// What a SPLIT kernel's block does first: the combine pass, whole (true),
+// or the split pass's signal that the combine pass may start (false).
+template <int HEAD_DIM, int THREADS, typename T, bool SPLIT>
+JITK_DEVICE bool ran_combine_pass(const SparseAttnParams& p) {
+  if (!SPLIT) return false;
+  if (p.combine) {
+    wait_for_previous_grid();
+    combine_splits<HEAD_DIM, THREADS, T>(p);
+    return true;
+  }
+  let_dependent_grid_start();
+  return false;
 }
 
 }  // namespace attn

@@ -45,8 +45,12 @@ absl::Status LaunchPlanned(Backend& backend, int device, FunctionHandle function
   for (LaunchPlan* p = &plan; p != nullptr; p = p->next.get()) {
     if (p->grid.x == 0 || p->grid.y == 0 || p->grid.z == 0) return absl::OkStatus();
     JITK_RETURN_IF_ERROR(EncodeTensorMaps(backend, *p));
-    JITK_RETURN_IF_ERROR(backend.Launch(device, function, p->grid, p->block,
-                                        p->dynamic_shared_bytes, stream, p->args.pointers()));
+    void** args = p->args.pointers();
+    JITK_RETURN_IF_ERROR(p->dependent
+                             ? backend.LaunchDependent(device, function, p->grid, p->block,
+                                                       p->dynamic_shared_bytes, stream, args)
+                             : backend.Launch(device, function, p->grid, p->block,
+                                              p->dynamic_shared_bytes, stream, args));
   }
   return absl::OkStatus();
 }

@@ -89,6 +89,10 @@ struct LaunchPlan {
   // A launch of the same function that follows this one on its stream and
   // reads what it wrote (the split's combine pass), sharing its scratch.
   std::unique_ptr<LaunchPlan> next;
+  // Whether this launch's kernel waits for the stream's previous kernel
+  // itself (griddepcontrol.wait), so that it may start while that one ends
+  // (Backend::LaunchDependent).
+  bool dependent = false;
 };
 
 // Writes the addresses in `scratch` (at least plan.scratch_bytes) into the
@@ -120,6 +124,7 @@ class LaunchPlanner {
     plan.scratch_bytes = 0;
     plan.scratch_pointers.clear();
     plan.next.reset();
+    plan.dependent = false;
     BoundLaunchArgs bound;
     JITK_RETURN_IF_ERROR(bound.Bind(names_, args));
     return Fill(bound, plan);

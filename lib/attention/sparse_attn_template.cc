@@ -752,6 +752,9 @@ class SparseAttnPlanner final : public LaunchPlanner {
   int64_t group_;        // query heads per K / V head
   bool packs_ = false;   // PacksGroupedHeads, not warp-specialized
   int combine_rows_ = 1;  // query rows per block of the combine pass
+  // The combine pass may start while the split pass ends: its kernel waits
+  // for it (griddepcontrol.wait, sparse_attn_split.h) on sm_90 and later.
+  bool dependent_combine_ = false;
   size_t partial_o_bytes_ = 0;  // the scratch: partial O, then partial LSE
   size_t partial_lse_bytes_ = 0;
   // Tensor maps of q, k, v and o (their fields of SparseAttnTensorMaps),
@@ -855,6 +858,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   packs_ = !persistent && PacksGroupedHeads(shape);
   if (splits_ > 1) {
     combine_rows_ = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
+    dependent_combine_ = NvidiaSm(arch) >= 90;
     const size_t rows_total = size_t(splits_ * b_ * hq_ * lq);
     constexpr size_t kAlign = 256;
     partial_o_bytes_ = (rows_total * size_t(d * elem_) + kAlign - 1) / kAlign * kAlign;
@@ -1020,6 +1024,7 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   combine.grid = {uint32_t((p.len_q + combine_rows_ - 1) / combine_rows_), uint32_t(p.heads_q),
                   uint32_t(b_)};
   combine.block = block_;
+  combine.dependent = dependent_combine_;
   const size_t merge_at = combine.args.Add(merge);
   combine.scratch_pointers.push_back({merge_at + offsetof(SparseAttnParams, o_partial), 0});
   combine.scratch_pointers.push_back(

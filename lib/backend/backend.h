@@ -137,6 +137,14 @@ class Backend {
   // Enqueues a launch; `args` points at each kernel argument's value.
   virtual absl::Status Launch(int device, FunctionHandle function, Dim3 grid, Dim3 block,
                               uint32_t dynamic_shared_bytes, Stream stream, void** args) = 0;
+  // Launch, for a kernel that waits for the stream's previous kernel itself
+  // (griddepcontrol.wait, sm_90+): it may start while that kernel ends,
+  // which hides the gap between two passes of one launch. A plain Launch
+  // where the backend or the device has no such launches.
+  virtual absl::Status LaunchDependent(int device, FunctionHandle function, Dim3 grid, Dim3 block,
+                                       uint32_t dynamic_shared_bytes, Stream stream, void** args) {
+    return Launch(device, function, grid, block, dynamic_shared_bytes, stream, args);
+  }
 
   virtual absl::StatusOr<void*> Allocate(int device, size_t bytes) = 0;
   virtual absl::Status Free(int device, void* pointer) = 0;

@@ -1,6 +1,7 @@
 #include "lib/kernel_template.h"
 
 #include <cstdint>
+#include <memory>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -43,6 +44,34 @@ TEST(LaunchPlannedTest, TensorMapsNeedABackendThatHasThem) {
   plan.grid.x = 0;
   EXPECT_THAT(LaunchPlanned(fake, 0, nullptr, plan, nullptr), jitk::testing::IsOk())
       << "an empty grid launches (and encodes) nothing";
+}
+
+// A plan's launches go out in order; one whose kernel waits for the launch
+// before it on the GPU goes through LaunchDependent.
+TEST(LaunchPlannedTest, DependentLaunchesGoThroughLaunchDependent) {
+  jitk::testing::FakeBackend fake;
+  CompileRequest request;
+  request.target = *ParseTarget("sm_90");
+  request.name_expressions = {"pass<1>"};
+  absl::StatusOr<CodeObject> code = fake.Compile(request);
+  ASSERT_THAT(code, jitk::testing::IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> module = fake.Load(0, *code);
+  ASSERT_THAT(module, jitk::testing::IsOk());
+  absl::StatusOr<FunctionHandle> function = (*module)->GetFunction(code->symbols[0].lowered_name);
+  ASSERT_THAT(function, jitk::testing::IsOk());
+
+  LaunchPlan plan;
+  plan.grid = plan.block = {1, 1, 1};
+  LaunchPlan& second = *(plan.next = std::make_unique<LaunchPlan>());
+  second.grid = second.block = {1, 1, 1};
+  second.dependent = true;
+  ASSERT_THAT(LaunchPlanned(fake, 0, *function, plan, nullptr), jitk::testing::IsOk());
+  EXPECT_EQ(fake.launches(), 2);
+  EXPECT_EQ(fake.dependent_launches(), 1);
+  second.dependent = false;
+  ASSERT_THAT(LaunchPlanned(fake, 0, *function, plan, nullptr), jitk::testing::IsOk());
+  EXPECT_EQ(fake.launches(), 4);
+  EXPECT_EQ(fake.dependent_launches(), 1);
 }
 
 }  // namespace

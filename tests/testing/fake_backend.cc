@@ -456,6 +456,14 @@ absl::Status FakeBackend::Launch(int device, FunctionHandle function, Dim3 grid,
   return absl::OkStatus();
 }
 
+absl::Status FakeBackend::LaunchDependent(int device, FunctionHandle function, Dim3 grid,
+                                          Dim3 block, uint32_t dynamic_shared_bytes, Stream stream,
+                                          void** args) {
+  JITK_RETURN_IF_ERROR(Launch(device, function, grid, block, dynamic_shared_bytes, stream, args));
+  dependent_launches_.fetch_add(1);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<void*> FakeBackend::Allocate(int device, size_t bytes) {
   JITK_RETURN_IF_ERROR(CheckDevice(device));
   const uint64_t memory = options_.gpus[device].info.memory_bytes;

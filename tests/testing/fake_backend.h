@@ -125,6 +125,8 @@ class FakeBackend final : public jitk::internal::Backend {
   int compiles() const { return compiles_.load(); }
   int launches() const { return launches_.load(); }  // all launches
   int executed() const { return executed_.load(); }  // launches outside TimeMs
+  // Of launches(), those made through LaunchDependent.
+  int dependent_launches() const { return dependent_launches_.load(); }
   int timed_calls() const { return timed_calls_.load(); }
   size_t live_allocations() const ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -142,6 +144,9 @@ class FakeBackend final : public jitk::internal::Backend {
   absl::Status Launch(int device, jitk::internal::FunctionHandle function,
                       jitk::internal::Dim3 grid, jitk::internal::Dim3 block,
                       uint32_t dynamic_shared_bytes, Stream stream, void** args) override;
+  absl::Status LaunchDependent(int device, jitk::internal::FunctionHandle function,
+                               jitk::internal::Dim3 grid, jitk::internal::Dim3 block,
+                               uint32_t dynamic_shared_bytes, Stream stream, void** args) override;
   absl::StatusOr<void*> Allocate(int device, size_t bytes) override;
   absl::Status Free(int device, void* pointer) override;
   absl::Status CopyToDevice(int device, void* dst, const void* src, size_t bytes) override;
@@ -163,7 +168,8 @@ class FakeBackend final : public jitk::internal::Backend {
   mutable absl::Mutex mu_;
   std::map<std::string, FakeKernelModel> models_ ABSL_GUARDED_BY(mu_);
   std::map<uintptr_t, size_t> allocations_ ABSL_GUARDED_BY(mu_);  // address → bytes
-  std::atomic<int> compiles_{0}, launches_{0}, executed_{0}, timed_calls_{0};
+  std::atomic<int> compiles_{0}, launches_{0}, dependent_launches_{0}, executed_{0},
+      timed_calls_{0};
 };
 
 // Wraps `base` (not owned). Rules match a substring of the name expression

@@ -35,6 +35,9 @@ struct CudaFunction {
   CUfunction function;
   CUcontext context;
   int device;
+  // Whether LaunchDependent may overlap a launch with the stream's previous
+  // kernel: a CUDA 12 driver and an sm_90 or newer device.
+  bool dependent_launches;
   std::string name;
   // Launches with at most this many dynamic shared bytes need no
   // cuFuncSetAttribute; only grows.
@@ -45,8 +48,12 @@ struct CudaFunction {
 class CudaModule final : public Module {
  public:
   CudaModule(std::shared_ptr<const CudaDriverApi> api, CUmodule module, CUcontext context,
-             int device)
-      : api_(std::move(api)), module_(module), context_(context), device_(device) {}
+             int device, bool dependent_launches)
+      : api_(std::move(api)),
+        module_(module),
+        context_(context),
+        device_(device),
+        dependent_launches_(dependent_launches) {}
 
   ~CudaModule() override {
     api_->cuCtxSetCurrent(context_);
@@ -66,6 +73,7 @@ class CudaModule final : public Module {
     function->api = api_.get();
     function->context = context_;
     function->device = device_;
+    function->dependent_launches = dependent_launches_;
     function->name = std::string(lowered_name);
     result = api_->cuModuleGetFunction(&function->function, module_, function->name.c_str());
     if (result == CUDA_ERROR_NOT_FOUND) {
@@ -107,6 +115,7 @@ class CudaModule final : public Module {
   const CUmodule module_;
   const CUcontext context_;
   const int device_;
+  const bool dependent_launches_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<CudaFunction>> functions_ ABSL_GUARDED_BY(mu_);
 };
@@ -114,6 +123,7 @@ class CudaModule final : public Module {
 struct DeviceState {
   CUdevice handle = 0;
   DeviceInfo info;
+  int compute_major = 0;
   absl::Mutex mu;                           // serializes retaining the context
   std::atomic<CUcontext> context{nullptr};  // primary context, retained once
 };
@@ -143,6 +153,50 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status RaiseSharedLimit(CudaFunction& function, ui
         " bytes of dynamic shared memory, more than the device allows: ", status.message()));
   }
   function.dynamic_shared_limit.store(bytes, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+// Backend::Launch, or, `dependent`, LaunchDependent.
+absl::Status EnqueueLaunch(int device, FunctionHandle function, Dim3 grid, Dim3 block,
+                           uint32_t dynamic_shared_bytes, Stream stream, void** args,
+                           bool dependent) {
+  CudaFunction* f = static_cast<CudaFunction*>(function);
+  if (ABSL_PREDICT_FALSE(f == nullptr || f->device != device)) {
+    return absl::InvalidArgumentError(f == nullptr ? std::string("Launch: null function handle")
+                                                   : absl::StrCat("Launch: ", f->name,
+                                                                  " was loaded on CUDA device ",
+                                                                  f->device, ", not ", device));
+  }
+  const CudaDriverApi& api = *f->api;
+  CUresult result = api.cuCtxSetCurrent(f->context);
+  if (ABSL_PREDICT_FALSE(result != CUDA_SUCCESS)) return LaunchError(*f, result, grid, block, 0);
+  if (ABSL_PREDICT_FALSE(dynamic_shared_bytes >
+                         f->dynamic_shared_limit.load(std::memory_order_acquire))) {
+    JITK_RETURN_IF_ERROR(RaiseSharedLimit(*f, dynamic_shared_bytes));
+  }
+  if (dependent && f->dependent_launches) {
+    CUlaunchAttribute overlap = {};
+    overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    overlap.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {};
+    config.gridDimX = grid.x;
+    config.gridDimY = grid.y;
+    config.gridDimZ = grid.z;
+    config.blockDimX = block.x;
+    config.blockDimY = block.y;
+    config.blockDimZ = block.z;
+    config.sharedMemBytes = dynamic_shared_bytes;
+    config.hStream = static_cast<CUstream>(stream);
+    config.attrs = &overlap;
+    config.numAttrs = 1;
+    result = api.cuLaunchKernelEx(&config, f->function, args, nullptr);
+  } else {
+    result = api.cuLaunchKernel(f->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                dynamic_shared_bytes, static_cast<CUstream>(stream), args, nullptr);
+  }
+  if (ABSL_PREDICT_FALSE(result != CUDA_SUCCESS)) {
+    return LaunchError(*f, result, grid, block, dynamic_shared_bytes);
+  }
   return absl::OkStatus();
 }
 
@@ -220,7 +274,9 @@ class CudaBackend final : public Backend {
                        absl::StrCat("cuModuleLoadData (", *cubin_arch, " cubin, ",
                                     code.binary.size(), " bytes) on ", state->info.name));
     }
-    return std::make_unique<CudaModule>(api_, module, state->context.load(), device);
+    return std::make_unique<CudaModule>(
+        api_, module, state->context.load(), device,
+        api_->cuLaunchKernelEx != nullptr && state->compute_major >= 9);
   }
 
   absl::Status EncodeTensorMap(const TensorMapRequest& request, void* map) override {
@@ -258,26 +314,14 @@ class CudaBackend final : public Backend {
 
   absl::Status Launch(int device, FunctionHandle function, Dim3 grid, Dim3 block,
                       uint32_t dynamic_shared_bytes, Stream stream, void** args) override {
-    CudaFunction* f = static_cast<CudaFunction*>(function);
-    if (ABSL_PREDICT_FALSE(f == nullptr || f->device != device)) {
-      return absl::InvalidArgumentError(f == nullptr ? std::string("Launch: null function handle")
-                                                     : absl::StrCat("Launch: ", f->name,
-                                                                    " was loaded on CUDA device ",
-                                                                    f->device, ", not ", device));
-    }
-    const CudaDriverApi& api = *f->api;
-    CUresult result = api.cuCtxSetCurrent(f->context);
-    if (ABSL_PREDICT_FALSE(result != CUDA_SUCCESS)) return LaunchError(*f, result, grid, block, 0);
-    if (ABSL_PREDICT_FALSE(dynamic_shared_bytes >
-                           f->dynamic_shared_limit.load(std::memory_order_acquire))) {
-      JITK_RETURN_IF_ERROR(RaiseSharedLimit(*f, dynamic_shared_bytes));
-    }
-    result = api.cuLaunchKernel(f->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                dynamic_shared_bytes, static_cast<CUstream>(stream), args, nullptr);
-    if (ABSL_PREDICT_FALSE(result != CUDA_SUCCESS)) {
-      return LaunchError(*f, result, grid, block, dynamic_shared_bytes);
-    }
-    return absl::OkStatus();
+    return EnqueueLaunch(device, function, grid, block, dynamic_shared_bytes, stream, args,
+                         /*dependent=*/false);
+  }
+
+  absl::Status LaunchDependent(int device, FunctionHandle function, Dim3 grid, Dim3 block,
+                               uint32_t dynamic_shared_bytes, Stream stream, void** args) override {
+    return EnqueueLaunch(device, function, grid, block, dynamic_shared_bytes, stream, args,
+                         /*dependent=*/true);
   }
 
   absl::StatusOr<void*> Allocate(int device, size_t bytes) override {
@@ -372,6 +416,10 @@ class CudaBackend final : public Backend {
       auto device = std::make_unique<DeviceState>();
       JITK_RETURN_IF_ERROR(Check(api_->cuDeviceGet(&device->handle, i), "cuDeviceGet"));
       JITK_ASSIGN_OR_RETURN(device->info, QueryDevice(i, device->handle));
+      JITK_RETURN_IF_ERROR(Check(
+          api_->cuDeviceGetAttribute(&device->compute_major,
+                                     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device->handle),
+          "cuDeviceGetAttribute(compute capability)"));
       devices.push_back(std::move(device));
     }
     devices_ = std::move(devices);

@@ -101,6 +101,7 @@ absl::StatusOr<std::unique_ptr<CudaDriverApi>> LoadCudaDriverApi(
 #undef JITK_CUDA_RESOLVE_
   api->library->ResolveOptional("cuTensorMapEncodeTiled", api->cuTensorMapEncodeTiled);
   api->library->ResolveOptional("cuEventElapsedTime_v2", api->cuEventElapsedTime_v2);
+  api->library->ResolveOptional("cuLaunchKernelEx", api->cuLaunchKernelEx);
   api->library->ResolveOptional("cuThreadExchangeStreamCaptureMode",
                                 api->cuThreadExchangeStreamCaptureMode);
   if (api->cuEventElapsedTime_v2 == nullptr) {

@@ -66,6 +66,8 @@ struct CudaDriverApi {
   decltype(&::cuEventElapsedTime_v2) cuEventElapsedTime_v2 = nullptr;
   // Tensor maps (CUDA 12.0+ drivers); null on older ones.
   decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
+  // Launches with attributes (CUDA 12.0+ drivers); null on older ones.
+  decltype(&::cuLaunchKernelEx) cuLaunchKernelEx = nullptr;
   // Stream capture modes (CUDA 10.1+ drivers); null on older ones.
   decltype(&::cuThreadExchangeStreamCaptureMode) cuThreadExchangeStreamCaptureMode = nullptr;
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -627,6 +628,31 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
                              GoodArgs(1).Int("window", 256).Int("global_tokens", 0), plan),
               IsOk());
   EXPECT_EQ(plan.grid.z, uint32_t((2 * 256 + 1 + 63) / 64 + 2));
+}
+
+// The combine pass waits for the split pass on the GPU where the kernel
+// can (sm_90 and later: griddepcontrol), so its launch may start early
+// there; elsewhere, and for the split pass itself, launches are plain.
+TEST(SparseAttnTemplateTest, CombinePassIsADependentLaunchFromSm90) {
+  KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  split["KV_SPLITS"] = 8;
+  auto dependent = [&](const char* arch) -> std::pair<bool, bool> {
+    LaunchPlan plan;
+    EXPECT_THAT(T().PlanLaunch(split, DecodeShape(32768), Arch(arch), GoodArgs(1), plan), IsOk());
+    EXPECT_NE(plan.next, nullptr) << arch;
+    if (plan.next == nullptr) return {true, false};
+    return {plan.dependent, plan.next->dependent};
+  };
+  EXPECT_EQ(dependent("sm_90a"), std::make_pair(false, true));
+  EXPECT_EQ(dependent("sm_90"), std::make_pair(false, true));
+  EXPECT_EQ(dependent("sm_80"), std::make_pair(false, false));
+  EXPECT_EQ(dependent("gfx942"), std::make_pair(false, false));
+  // An unsplit launch is one plain pass.
+  split["KV_SPLITS"] = 1;
+  LaunchPlan plan;
+  ASSERT_THAT(T().PlanLaunch(split, DecodeShape(32768), Arch("sm_90a"), GoodArgs(1), plan), IsOk());
+  EXPECT_EQ(plan.next, nullptr);
+  EXPECT_FALSE(plan.dependent);
 }
 
 // Rank-major order (grid heads x query tiles x batch) for a causal mask

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -277,6 +278,64 @@ extern "C" __global__ void count_threads() { atomicAdd(&jitk_test_counts[threadI
   for (unsigned c : host) EXPECT_EQ(c, 3u * 64 / 4);
   EXPECT_THAT((*module)->GetGlobal("jitk_no_such_variable"),
               StatusIs(absl::StatusCode::kNotFound, "jitk_no_such_variable"));
+}
+
+// A dependent launch on sm_90+ starts while the launch before it still runs
+// (which lets it, from its first instruction), yet reads that launch's
+// writes once it has waited for it; before sm_90 it follows it.
+TEST_F(CudaGpuTest, ADependentLaunchOverlapsThePreviousOneAndSeesItsWrites) {
+  constexpr char kSource[] = R"(
+__device__ unsigned long long now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// Lets the next launch start, keeps the GPU 2 ms, then writes i + 1 and its end time.
+extern "C" __global__ void slow_fill(float* out, int n, unsigned long long* times) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const unsigned long long start = now();
+  while (now() - start < 2000000ull) {
+  }
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = float(i + 1);
+  if (threadIdx.x == 0) times[0] = now();
+}
+// Records when it started, waits for the launch before it, copies.
+extern "C" __global__ void copy_after(const float* in, float* out, int n,
+                                      unsigned long long* times) {
+  if (threadIdx.x == 0) times[1] = now();
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
+}
+)";
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      cuda_->Load(0, CompileForDevice(kSource, {"slow_fill", "copy_after"}));
+  ASSERT_THAT(module, IsOk());
+  FunctionHandle fill = *(*module)->GetFunction("slow_fill");
+  FunctionHandle copy = *(*module)->GetFunction("copy_after");
+  int n = 4096;
+  void* filled = Buffer(n * sizeof(float));
+  void* copied = Buffer(n * sizeof(float));
+  void* times = Buffer(2 * sizeof(uint64_t));
+  ASSERT_THAT(cuda_->Memset(0, filled, 0, n * sizeof(float)), IsOk());
+  void* fill_args[] = {&filled, &n, &times};
+  void* copy_args[] = {&filled, &copied, &n, &times};
+  ASSERT_THAT(cuda_->Launch(0, fill, Dim3{1}, Dim3{256}, 0, nullptr, fill_args), IsOk());
+  ASSERT_THAT(cuda_->LaunchDependent(0, copy, Dim3{1}, Dim3{256}, 0, nullptr, copy_args), IsOk());
+  ASSERT_THAT(cuda_->Synchronize(0, nullptr), IsOk());
+  std::vector<float> out(n);
+  ASSERT_THAT(cuda_->CopyToHost(0, out.data(), copied, n * sizeof(float)), IsOk());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], float(i + 1)) << "at " << i;
+  uint64_t at[2] = {};
+  ASSERT_THAT(cuda_->CopyToHost(0, at, times, sizeof(at)), IsOk());
+  if (std::stoi(device_.arch.substr(3)) >= 90) {
+    EXPECT_LT(at[1], at[0]) << "the dependent launch started after the previous one ended";
+  } else {
+    EXPECT_GT(at[1], at[0]) << "a plain launch follows the previous one";
+  }
 }
 
 TEST_F(CudaGpuTest, MemsetAndCopyRoundTrip) {
