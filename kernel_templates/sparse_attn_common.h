@@ -21,13 +21,17 @@ constexpr float kRescaleSlack = 8.f;
 
 // Query positions: the engines' element masks take a query's position
 // among the keys, its row plus q_offset, added once to a tile's first row
-// (walk_tiles, the staged MFMA loop and the warp-specialized loop). Where a decode step's grouped
-// heads are packed as the rows of a tile (q_row_mask 0), every row is at
-// q_offset: the sliding masks fold the rows onto it; the causal mask takes
-// them as they come, since the host packs a causal launch only where its
-// rows see every key (q_offset >= len_k - 1), which every later position
-// does too. Kept to the sliding masks, the fold costs the causal kernels
-// nothing (at 255 registers, sm_90's mma engine spilled with it).
+// (walk_tiles, the staged MFMA loop and the warp-specialized loop). Where
+// grouped heads are packed as the rows of a tile, packed row r is at
+// q_offset + (r & q_row_mask), q_row_mask = len_q - 1 for a power-of-two
+// len_q (0 for a decode step): the sliding masks fold the rows so; the
+// causal mask takes them as they come, since the host packs a causal launch
+// only where its rows see every key (q_offset >= len_k - 1), which every
+// later position does too. Kept to the sliding masks, the fold costs the
+// causal kernels nothing (at 255 registers, sm_90's mma engine spilled with
+// it). keys_visible folds the two ends of a row range: they bound the
+// folded rows where the range is aligned to its power-of-two size, as every
+// caller's is (a tile's, a warpgroup's, a warp's or a wave's rows).
 template <int MASK>
 JITK_DEVICE int mask_position(int pos, const SparseAttnParams& p) {
   if (MASK != kMaskSliding && MASK != kMaskSlidingCausal) return pos;

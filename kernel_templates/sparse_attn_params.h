@@ -234,8 +234,9 @@ struct SparseAttnParams {
   int global_tokens;  // kMaskSliding*: leading keys (and queries) seen by all
   // The element mask's position of query row r is r + q_offset: 0 (top-left
   // aligned) up to len_k (len_k - len_q: the last len_q positions of a KV
-  // cache). q_row_mask is -1, or 0 where a decode step's grouped heads are
-  // packed as rows, all at q_offset (mask_position).
+  // cache). q_row_mask is -1, or, where grouped heads are packed as rows,
+  // the original len_q - 1 for a power-of-two len_q: packed row r is at
+  // q_offset + (r & q_row_mask) (mask_position).
   int q_offset;
   int q_row_mask;
   float scale_log2;   // softmax scale * log2(e), > 0

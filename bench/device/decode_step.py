@@ -9,10 +9,11 @@ jitk / SDPA time; the parity of the two outputs is checked first. With
 --eager, also the wall time per call of the same calls made one after
 another from Python (the larger of the host's and the GPU's cost).
 
-With --window W (one query row), a sliding-window model's step: the query at
-the last key (q_offset = LK - 1) sees the last W keys through the
-sliding_window_causal element mask, against SDPA over those W keys alone;
-GB/s count the window's K / V. --per-head-mask gives the block mask one row
+With --window W, a sliding-window model's step: the LQ queries at the last
+keys (q_offset = LK - LQ) see W keys each, their own and those before,
+through the sliding_window_causal element mask, against SDPA over the keys
+any of them sees (that mask written out where LQ > 1); GB/s count those
+keys' K / V. --per-head-mask gives the block mask one row
 per query head (the same blocks), which keeps the grouped heads unpacked.
 
 usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
@@ -85,27 +86,29 @@ def main():
         k, v = (torch.randn(b, hkv, lk, d, device="cuda", dtype=dtype) for _ in range(2))
         out = torch.empty_like(q)
         window, offset = args.window, lk - lq
-        if window and lq != 1:
-            raise SystemExit("--window takes shapes of one query row")
-        visible = ((lambda b_, h_, qi, ki: offset + qi - ki < window) if window else
-                   (lambda b_, h_, qi, ki: qi >= 0))
+        visible = ((lambda b_, h_, qi, ki: (ki <= offset + qi) & (offset + qi - ki < window))
+                   if window else (lambda b_, h_, qi, ki: qi >= 0))
         mask = create_block_mask(visible, None, hq if args.per_head_mask else None, lq, lk,
                                  device="cuda", BLOCK_SIZE=128)
         sdpa = torch.nn.functional.scaled_dot_product_attention
         if window:
             run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="sliding_window_causal",
                                                 window=window, q_offset=offset, out=out)
-            k_seen, v_seen = k[:, :, lk - window:], v[:, :, lk - window:]
+            first = max(0, offset - window + 1)
+            k_seen, v_seen = k[:, :, first:], v[:, :, first:]
+            pos = offset + torch.arange(lq, device="cuda")[:, None]
+            key = first + torch.arange(lk - first, device="cuda")[None, :]
+            seen = ((key <= pos) & (pos - key < window)) if lq > 1 else None
         else:
             run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="none", out=out)
-            k_seen, v_seen = k, v
-        run_sdpa = lambda: sdpa(q, k_seen, v_seen, enable_gqa=True)
+            k_seen, v_seen, seen = k, v, None
+        run_sdpa = lambda: sdpa(q, k_seen, v_seen, attn_mask=seen, enable_gqa=True)
         run_jitk()
-        parity = jitk.parity(out, sdpa(q.float(), k_seen.float(), v_seen.float(),
+        parity = jitk.parity(out, sdpa(q.float(), k_seen.float(), v_seen.float(), attn_mask=seen,
                                        enable_gqa=True), name="decode", verbose=False)
         jitk_us = replay_us(run_jitk, args.calls, args.passes)
         sdpa_us = replay_us(run_sdpa, args.calls, args.passes)
-        kv_bytes = 2 * b * hkv * (window or lk) * d * q.element_size()
+        kv_bytes = 2 * b * hkv * k_seen.shape[2] * d * q.element_size()
         print("{:>20} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>10.2f} {:>9.7f}   (median {:.2f} / {:.2f})".format(
             text, jitk_us[0], sdpa_us[0], kv_bytes / jitk_us[0] / 1e3, kv_bytes / sdpa_us[0] / 1e3,
             jitk_us[0] / sdpa_us[0], parity["cosine"], jitk_us[1], sdpa_us[1]))

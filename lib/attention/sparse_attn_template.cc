@@ -167,16 +167,20 @@ int64_t KvSplits(const KernelConfig& config) {
 // hq / hkv * lq rows of one head, so that a tile's K / V is read once per
 // group and a one-row query fills hq / hkv rows of the tile instead of one.
 // Only where the element mask sees one position per packed row: without
-// one, or for one query row (a decode step: every packed row at q_offset);
-// with every row of a group in the mask's first query block; and with one
+// one, for one query row (a decode step: every packed row at q_offset), or
+// under a sliding mask for a power-of-two count of rows (a few speculative
+// tokens: the kernel folds packed row r onto position q_offset + r mod lq,
+// mask_position); with every row of a group in the mask's first query
+// block; and with one
 // block mask for every head (no "mask_per_head" dimension of 1). The launch
 // packs only where the block mask it is given is every head's and the rows
 // of q and o are evenly spaced (SparseAttnPlanner::Fill), and never with
 // the warp-specialized engine, whose tensor maps read q and o unpacked.
 bool PacksGroupedHeads(const Shape& shape) {
   const int64_t lq = *shape.Get("lq");
-  return (MaskKindOf(shape) == attn::kMaskNone || lq == 1) &&
-         shape.GetOr("mask_per_head", 0) == 0 &&
+  const int mask = MaskKindOf(shape);
+  const bool rows_fold = lq == 1 || (IsSlidingMask(mask) && (lq & (lq - 1)) == 0);
+  return (mask == attn::kMaskNone || rows_fold) && shape.GetOr("mask_per_head", 0) == 0 &&
          GroupedRowsFitOneBlock(*shape.Get("hq"), *shape.Get("hkv"), lq, shape.GetOr("block", 128));
 }
 
@@ -977,7 +981,9 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     }
     p.heads_q = p.heads_kv;
     p.len_q = int(group_ * lq_);
-    if (lq_ == 1) p.q_row_mask = 0;  // every packed row at q_offset
+    // Packed row r at position q_offset + r mod lq (a power of two where an
+    // element mask needs it: PacksGroupedHeads).
+    if ((lq_ & (lq_ - 1)) == 0) p.q_row_mask = int(lq_ - 1);
     p.tile_order = attn::kOrderHeadMajor;
     grid = {uint32_t((p.len_q + bm_ - 1) / bm_), uint32_t(p.heads_q), uint32_t(b_)};
   }

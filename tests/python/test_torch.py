@@ -241,8 +241,9 @@ class SparseAttnTest(TorchTest):
 
     def test_kv_cache_steps_under_element_masks_match_sdpa(self):
         # The queries are the newest lq tokens of 1000 (q_offset = 1000 - lq):
-        # a sliding-window decode step (grouped heads packed as rows) and a
-        # causal prefill chunk, against SDPA with the same mask written out.
+        # sliding-window steps of one row and of 16 (grouped heads packed as
+        # rows, each row at its own position) and a causal chunk of 16 rows,
+        # against SDPA with the same mask written out.
         lk, window = 1000, 256
         for lq, mask_name in ((1, "sliding_window_causal"), (16, "causal"),
                               (16, "sliding_window_causal")):

@@ -45,7 +45,9 @@ void MmaTmaFwd(const E& p, const Maps& maps) {
 // bounds, for every mask kind: narrow and wide windows, global tokens, more
 // queries than keys, queries from the first key's position to the last's
 // (q_offset) and all at one (packed rows, q_row_mask 0, at the last key as
-// the host packs causal launches), rows past len_q (padding of the last
+// the host packs causal launches), packed rows of four positions each
+// (q_row_mask 3, sliding masks only, as the host packs them), rows past
+// len_q (padding of the last
 // tile, never stored) up to position len_q + len_k, where the range clamps
 // its window, and keys past either end. The engines pass each row's
 // position (row + q_offset). Then mask_scores, which applies it to the
@@ -53,7 +55,9 @@ void MmaTmaFwd(const E& p, const Maps& maps) {
 struct MaskCase {
   int len_q, len_k, window, global, q_offset, q_row_mask;
 };
-std::vector<MaskCase> MaskCases() {
+std::vector<MaskCase> MaskCases(int mask) {
+  const bool sliding =
+      mask == jitk_emu32::attn::kMaskSliding || mask == jitk_emu32::attn::kMaskSlidingCausal;
   std::vector<MaskCase> cases;
   for (int len_q : {1, 40, 90}) {
     for (int len_k : {1, 33, 70}) {
@@ -63,6 +67,7 @@ std::vector<MaskCase> MaskCases() {
             cases.push_back({len_q, len_k, window, global, q_offset, -1});
           }
           cases.push_back({len_q, len_k, window, global, len_k - 1, 0});
+          if (sliding && len_k >= 4) cases.push_back({len_q, len_k, window, global, len_k - 4, 3});
         }
       }
     }
@@ -93,7 +98,7 @@ int RowsChecked(const MaskCase& c) {
 
 template <int MASK>
 void ExpectRowKeysMatchElementMask() {
-  for (const MaskCase& c : MaskCases()) {
+  for (const MaskCase& c : MaskCases(MASK)) {
     const E p = MaskParams(c);
     for (int row = 0; row < RowsChecked(c); ++row) {
       for (bool apply_mod : {false, true}) {
@@ -113,7 +118,7 @@ void ExpectRowKeysMatchElementMask() {
 template <int MASK>
 void ExpectMaskScoresMatchElementMask() {
   constexpr int kNT = 4;
-  for (const MaskCase& c : MaskCases()) {
+  for (const MaskCase& c : MaskCases(MASK)) {
     const E p = MaskParams(c);
     for (int row0 = 0; row0 < c.len_q + 16; row0 += 5) {
       for (int col0 = -16; col0 < c.len_k + 16; col0 += 6) {
@@ -138,38 +143,53 @@ void ExpectMaskScoresMatchElementMask() {
   }
 }
 
+// Row ranges for the corner tests: any, or, where rows fold (q_row_mask >
+// 0), ranges aligned to their power-of-two size, as the engines ask them
+// (a tile's, a warpgroup's, a warp's or a wave's rows).
+std::vector<std::pair<int, int>> RowRanges(const MaskCase& c) {
+  std::vector<std::pair<int, int>> ranges;
+  if (c.q_row_mask > 0) {
+    for (int size = 1; size <= 32; size *= 2) {
+      for (int lo = 0; lo < RowsChecked(c); lo += size) ranges.push_back({lo, lo + size - 1});
+    }
+    return ranges;
+  }
+  for (int lo = 0; lo < RowsChecked(c); lo += 7) {
+    for (int hi = lo; hi < std::min(RowsChecked(c), lo + 24); hi += 6) ranges.push_back({lo, hi});
+  }
+  return ranges;
+}
+
 // The corner tests of causal and sliding-causal tiles (keys_visible): a
 // tile they skip has no visible pair, and one they call whole has no
 // masked pair, for rows anywhere among the keys (keys past len_k are the
 // bounds' to mask, whole tile or not).
 template <int MASK>
 void ExpectCornerTestsMatchElementMask() {
-  for (const MaskCase& c : MaskCases()) {
+  for (const MaskCase& c : MaskCases(MASK)) {
     const E p = MaskParams(c);
     const ElementMask element{MaskMod(MASK), c.window, c.global, c.q_offset};
-    for (int lo = 0; lo < RowsChecked(c); lo += 7) {
-      for (int hi = lo; hi < std::min(RowsChecked(c), lo + 24); hi += 6) {
-        for (int k_lo = 0; k_lo < c.len_k; k_lo += 5) {
-          const int k_hi = k_lo + 7;
-          bool partial = true;
-          const int pos_lo = lo + c.q_offset, pos_hi = hi + c.q_offset;
-          const bool visible = jitk_emu32::attn::keys_visible<MASK>(pos_lo, pos_hi, pos_lo, pos_hi,
-                                                                    k_lo, k_hi, p, &partial);
-          bool any = false, all = true;
-          for (int row = lo; row <= hi; ++row) {
-            for (int key = k_lo; key <= std::min(k_hi, c.len_k - 1); ++key) {
-              const bool allowed = element.Allows(row & c.q_row_mask, key);
-              any = any || allowed;
-              all = all && allowed;
-            }
+    for (auto [lo, hi] : RowRanges(c)) {
+      for (int k_lo = 0; k_lo < c.len_k; k_lo += 5) {
+        const int k_hi = k_lo + 7;
+        bool partial = true;
+        const int pos_lo = lo + c.q_offset, pos_hi = hi + c.q_offset;
+        const bool visible = jitk_emu32::attn::keys_visible<MASK>(pos_lo, pos_hi, pos_lo, pos_hi,
+                                                                  k_lo, k_hi, p, &partial);
+        bool any = false, all = true;
+        for (int row = lo; row <= hi; ++row) {
+          for (int key = k_lo; key <= std::min(k_hi, c.len_k - 1); ++key) {
+            const bool allowed = element.Allows(row & c.q_row_mask, key);
+            any = any || allowed;
+            all = all && allowed;
           }
-          ASSERT_TRUE(visible || !any) << "skipped a seen tile: rows " << lo << ".." << hi
-                                       << " keys " << k_lo << ".." << k_hi << " q_offset "
-                                       << c.q_offset << " q_row_mask " << c.q_row_mask;
-          ASSERT_TRUE(partial || all) << "unmasked a partial tile: rows " << lo << ".." << hi
-                                      << " keys " << k_lo << ".." << k_hi << " q_offset "
-                                      << c.q_offset << " q_row_mask " << c.q_row_mask;
         }
+        ASSERT_TRUE(visible || !any)
+            << "skipped a seen tile: rows " << lo << ".." << hi << " keys " << k_lo << ".." << k_hi
+            << " q_offset " << c.q_offset << " q_row_mask " << c.q_row_mask;
+        ASSERT_TRUE(partial || all)
+            << "unmasked a partial tile: rows " << lo << ".." << hi << " keys " << k_lo << ".."
+            << k_hi << " q_offset " << c.q_offset << " q_row_mask " << c.q_row_mask;
       }
     }
   }
@@ -445,6 +465,25 @@ TEST(EmulatedWave32Test, MmaF16SlidingDecodeGroupedHeadsAsRows) {
     RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>,
                    run, *mask);
   }
+}
+
+// Four speculative tokens at keys 296..299 under a sliding window of 50
+// (each row its own window), a group's three heads of four rows packed as
+// 12 rows of one tile (packed row r at 296 + r mod 4); the two-sided
+// window too, whose rows also see keys after them.
+TEST(EmulatedWave32Test, MmaF16SlidingStepOfFourRowsPacked) {
+  absl::StatusOr<BlockMask> causal = BlockMask::SlidingWindow(4, 300, 50, 4, true, 16, 296);
+  ASSERT_TRUE(causal.ok()) << causal.status();
+  EmulatedRun run{Make(DType::kF16, 6, 2, 4, 300, 32), Config(16, 16, 1, 2), "sm_80",
+                  "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 2, 1>"};
+  run.expected_heads_q = 2;
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>, run,
+                 *causal);
+  absl::StatusOr<BlockMask> two_sided = BlockMask::SlidingWindow(4, 300, 50, 4, false, 16, 250);
+  ASSERT_TRUE(two_sided.ok()) << two_sided.status();
+  run.expected_name = "jitk::sparse_attn_fwd<16, 16, 1, 2, 32, jitk::f16, 3, 1>";
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 3, 1>, run,
+                 *two_sided);
 }
 
 // The two-sided window on the fp32 engine, its queries from key 50 on.

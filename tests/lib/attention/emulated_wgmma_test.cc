@@ -93,6 +93,20 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
 }
 
+// Four speculative tokens at the end of the keys under a sliding window: a
+// group's four heads of four rows packed as 16 rows of one 64-row tile,
+// packed row r at position 996 + r mod 4, each row its own window.
+TEST(EmulatedWgmmaTest, F16SlidingStepOfFourRowsPacked) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(4, 1000, 300, 0, true, 64, 996);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(64, 64, 4, 2);
+  config["KV_SPLITS"] = 3;
+  EmulatedRun run{Make(DType::kF16, 8, 2, 4, 1000, 64), config, "sm_90a",
+                  "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
+  run.expected_heads_q = 2;
+  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
+}
+
 // A causal prefill chunk at the end of the keys (q_offset 130) on the
 // persistent engine: its corner tests and masks see positions, not rows.
 TEST(EmulatedWgmmaTest, WsF16CausalChunkAtTheEndOfTheKeys) {

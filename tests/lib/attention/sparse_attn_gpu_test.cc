@@ -261,6 +261,17 @@ std::vector<Case> AllCases() {
       cases.push_back(c);
     }
   }
+  // Four speculative tokens under the sliding window: the group's heads
+  // packed as rows, each row at its own position ([B, H, L, D] packs).
+  {
+    Case c{AttentionLayout::kSlidingWindow, DType::kF16, 128, std::nullopt,
+           BaseProblem(DType::kF16, 128, index++)};
+    c.problem.len_q = 4;
+    c.problem.len_k = 1000;
+    c.problem.blhd = false;
+    c.q_offset = 996;
+    cases.push_back(c);
+  }
   // Head dims the wgmma engine does not take: the mma engine on every NVIDIA
   // target, with tensor copies from sm_90 on (boxes of d + 8 columns).
   for (int d : {16, 32, 96, 112}) {

@@ -594,6 +594,26 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
       planned(split, DecodeShape(4096).Set("lq", 5).Set("layout", 1).Set("mask", 1), GoodArgs(1));
   EXPECT_EQ(p.heads_q, 32);
   EXPECT_EQ(p.q_row_mask, -1);
+  // Under a sliding mask a power-of-two count of rows packs, packed row r
+  // at q_offset + r mod 4 (speculative tokens at the end of the keys); five
+  // rows do not, nor four under a causal mask that hides keys from them.
+  auto sliding_rows = [&](int64_t lq) {
+    return planned(
+        split, DecodeShape(4096).Set("lq", lq).Set("layout", 2).Set("mask", 2),
+        GoodArgs(1).Int("window", 1024).Int("global_tokens", 0).Int("q_offset", 4096 - lq));
+  };
+  std::tie(grid, p) = sliding_rows(4);
+  EXPECT_EQ(p.heads_q, 8);
+  EXPECT_EQ(p.len_q, 16);
+  EXPECT_EQ(p.q_row_mask, 3);
+  EXPECT_EQ(p.q_stride_h, 4 * 4 * 128);
+  std::tie(grid, p) = sliding_rows(5);
+  EXPECT_EQ(p.heads_q, 32);
+  EXPECT_EQ(p.q_row_mask, -1);
+  std::tie(grid, p) = planned(split, DecodeShape(4096).Set("lq", 4).Set("layout", 1).Set("mask", 1),
+                              GoodArgs(1).Int("q_offset", 4092));
+  EXPECT_EQ(p.heads_q, 32);
+  EXPECT_EQ(p.q_row_mask, -1);
 }
 
 // Under a sliding mask a split launch takes at most one key range per key
