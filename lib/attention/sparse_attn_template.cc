@@ -859,7 +859,15 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     map(kMapV, offsetof(SparseAttnTensorMaps, v), lk, hkv, bn);
   }
   if (persistent) map(kMapO, offsetof(SparseAttnTensorMaps, o), lq, hq_, bm);
-  packs_ = !persistent && PacksGroupedHeads(shape);
+  // Packed rows that fold onto lq positions (a sliding mask over lq > 1
+  // rows) need the row ranges whose masks the engines test together
+  // (keys_visible: BLOCK_M / WAVES rows, or 64 and 16 with wgmma) to lie in
+  // one fold or span whole ones; a config whose ranges cross folds (48-row
+  // warps with lq = 32) runs unpacked.
+  const int64_t range_rows = bm / waves;
+  const bool rows_fold = lq > 1 && IsSlidingMask(mask_);
+  packs_ = !persistent && PacksGroupedHeads(shape) &&
+           (!rows_fold || range_rows % lq == 0 || lq % range_rows == 0);
   if (splits_ > 1) {
     combine_rows_ = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
     dependent_combine_ = NvidiaSm(arch) >= 90;

@@ -36,7 +36,7 @@ struct CudaFunction {
   CUcontext context;
   int device;
   // Whether LaunchDependent may overlap a launch with the stream's previous
-  // kernel: a CUDA 12 driver and an sm_90 or newer device.
+  // kernel (DeviceState::dependent_launches).
   bool dependent_launches;
   std::string name;
   // Launches with at most this many dynamic shared bytes need no
@@ -123,7 +123,10 @@ class CudaModule final : public Module {
 struct DeviceState {
   CUdevice handle = 0;
   DeviceInfo info;
-  int compute_major = 0;
+  // Whether its modules' functions take dependent launches: sm_90 or newer
+  // and a driver with cuLaunchKernelEx whose stream capture records them as
+  // graph edges (CUDA 12.3).
+  bool dependent_launches = false;
   absl::Mutex mu;                           // serializes retaining the context
   std::atomic<CUcontext> context{nullptr};  // primary context, retained once
 };
@@ -274,9 +277,8 @@ class CudaBackend final : public Backend {
                        absl::StrCat("cuModuleLoadData (", *cubin_arch, " cubin, ",
                                     code.binary.size(), " bytes) on ", state->info.name));
     }
-    return std::make_unique<CudaModule>(
-        api_, module, state->context.load(), device,
-        api_->cuLaunchKernelEx != nullptr && state->compute_major >= 9);
+    return std::make_unique<CudaModule>(api_, module, state->context.load(), device,
+                                        state->dependent_launches);
   }
 
   absl::Status EncodeTensorMap(const TensorMapRequest& request, void* map) override {
@@ -409,17 +411,21 @@ class CudaBackend final : public Backend {
           absl::StrCat("no CUDA device (", CudaError(*api_, result, "cuInit").message(), ")"));
     }
     JITK_RETURN_IF_ERROR(Check(result, "cuInit"));
-    int count = 0;
+    int count = 0, driver_version = 0;
     JITK_RETURN_IF_ERROR(Check(api_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
+    JITK_RETURN_IF_ERROR(Check(api_->cuDriverGetVersion(&driver_version), "cuDriverGetVersion"));
     std::vector<std::unique_ptr<DeviceState>> devices;
     for (int i = 0; i < count; ++i) {
       auto device = std::make_unique<DeviceState>();
       JITK_RETURN_IF_ERROR(Check(api_->cuDeviceGet(&device->handle, i), "cuDeviceGet"));
       JITK_ASSIGN_OR_RETURN(device->info, QueryDevice(i, device->handle));
-      JITK_RETURN_IF_ERROR(Check(
-          api_->cuDeviceGetAttribute(&device->compute_major,
-                                     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device->handle),
-          "cuDeviceGetAttribute(compute capability)"));
+      int major = 0;
+      JITK_RETURN_IF_ERROR(
+          Check(api_->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                           device->handle),
+                "cuDeviceGetAttribute(compute capability)"));
+      device->dependent_launches =
+          api_->cuLaunchKernelEx != nullptr && driver_version >= 12030 && major >= 9;
       devices.push_back(std::move(device));
     }
     devices_ = std::move(devices);

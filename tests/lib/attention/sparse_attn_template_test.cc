@@ -614,6 +614,27 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
                               GoodArgs(1).Int("q_offset", 4092));
   EXPECT_EQ(p.heads_q, 32);
   EXPECT_EQ(p.q_row_mask, -1);
+  // The rows a warp masks together must lie in one fold or span whole ones:
+  // 32-row warps over 32 positions pack, 48-row warps do not (three heads
+  // of 32 rows in 96-token mask blocks, on sm_80's mma engine).
+  const Shape three_heads = DecodeShape(4096)
+                                .Set("hq", 24)
+                                .Set("lq", 32)
+                                .Set("block", 96)
+                                .Set("layout", 2)
+                                .Set("mask", 2);
+  const LaunchArgs at_the_end =
+      GoodArgs(1).Int("window", 1024).Int("global_tokens", 0).Int("q_offset", 4096 - 32);
+  auto heads_on_sm80 = [&](int64_t block_m) {
+    LaunchPlan plan;
+    const KernelConfig c = {{"BLOCK_M", block_m}, {"BLOCK_N", 32}, {"WAVES", 1}, {"STAGES", 2}};
+    EXPECT_THAT(T().PlanLaunch(c, three_heads, Arch("sm_80"), at_the_end, plan), IsOk());
+    SparseAttnParams planned_params;
+    std::memcpy(&planned_params, plan.args.pointers()[0], sizeof(planned_params));
+    return planned_params.heads_q;
+  };
+  EXPECT_EQ(heads_on_sm80(32), 8);
+  EXPECT_EQ(heads_on_sm80(48), 24);
 }
 
 // Under a sliding mask a split launch takes at most one key range per key
