@@ -3,6 +3,7 @@
 #include "lib/attention/sparse_attn_template.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -179,7 +180,7 @@ int64_t KvSplits(const KernelConfig& config) {
 bool PacksGroupedHeads(const Shape& shape) {
   const int64_t lq = *shape.Get("lq");
   const int mask = MaskKindOf(shape);
-  const bool rows_fold = lq == 1 || (IsSlidingMask(mask) && (lq & (lq - 1)) == 0);
+  const bool rows_fold = lq == 1 || (IsSlidingMask(mask) && std::has_single_bit(uint64_t(lq)));
   return (mask == attn::kMaskNone || rows_fold) && shape.GetOr("mask_per_head", 0) == 0 &&
          GroupedRowsFitOneBlock(*shape.Get("hq"), *shape.Get("hkv"), lq, shape.GetOr("block", 128));
 }
@@ -755,6 +756,10 @@ class SparseAttnPlanner final : public LaunchPlanner {
   int64_t bm_, bn_, lq_, d_;
   int64_t group_;        // query heads per K / V head
   bool packs_ = false;   // PacksGroupedHeads, not warp-specialized
+  // A packed launch's q_row_mask: packed row r at position q_offset + r mod
+  // lq where lq is a power of two (as an element mask needs it,
+  // PacksGroupedHeads), else -1.
+  int packed_row_mask_ = -1;
   int combine_rows_ = 1;  // query rows per block of the combine pass
   // The combine pass may start while the split pass ends: its kernel waits
   // for it (griddepcontrol.wait, sparse_attn_split.h) on sm_90 and later.
@@ -868,6 +873,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   const bool rows_fold = lq > 1 && IsSlidingMask(mask_);
   packs_ = !persistent && PacksGroupedHeads(shape) &&
            (!rows_fold || range_rows % lq == 0 || lq % range_rows == 0);
+  if (std::has_single_bit(uint64_t(lq))) packed_row_mask_ = int(lq - 1);
   if (splits_ > 1) {
     combine_rows_ = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
     dependent_combine_ = NvidiaSm(arch) >= 90;
@@ -989,9 +995,7 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     }
     p.heads_q = p.heads_kv;
     p.len_q = int(group_ * lq_);
-    // Packed row r at position q_offset + r mod lq (a power of two where an
-    // element mask needs it: PacksGroupedHeads).
-    if ((lq_ & (lq_ - 1)) == 0) p.q_row_mask = int(lq_ - 1);
+    p.q_row_mask = packed_row_mask_;
     p.tile_order = attn::kOrderHeadMajor;
     grid = {uint32_t((p.len_q + bm_ - 1) / bm_), uint32_t(p.heads_q), uint32_t(b_)};
   }
