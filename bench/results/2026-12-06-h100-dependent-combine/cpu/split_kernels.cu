@@ -1,0 +1,6 @@
+#include "kernel_templates/sparse_attn.h"
+#if defined(__CUDA_ARCH__)
+template __global__ void jitk::sparse_attn_ws_split_fwd<64, 64, 8, 3, 128, jitk::f16, 0>(const __grid_constant__ jitk::SparseAttnParams, const __grid_constant__ jitk::SparseAttnTensorMaps);
+template __global__ void jitk::sparse_attn_tma_split_fwd<64, 64, 4, 2, 128, jitk::f16, 0>(const __grid_constant__ jitk::SparseAttnParams, const __grid_constant__ jitk::SparseAttnTensorMaps);
+template __global__ void jitk::sparse_attn_split_fwd<64, 64, 4, 2, 128, jitk::f16, 0, 1>(const jitk::SparseAttnParams);
+#endif
