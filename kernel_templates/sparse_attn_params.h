@@ -46,7 +46,8 @@ enum TileOrder {
   // run on alone at the end of the launch. Each head's K / V is read by a few
   // blocks at a time instead of by most of its tiles: the host picks it for
   // causal launches where that is enough (kRankMajorMaxWaves in
-  // sparse_attn_template.cc).
+  // sparse_attn_template.cc). The persistent grid's walk (QueryTileWalk)
+  // ranks the tiles of every batch together.
   kOrderRankMajor = 1,
 };
 

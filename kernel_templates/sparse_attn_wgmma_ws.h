@@ -64,6 +64,7 @@ struct WgmmaPipeline {
   static constexpr int kBlockM = BLOCK_M;
   static constexpr int kBlockN = BLOCK_N;
   static constexpr int kHeadDim = HEAD_DIM;
+  static constexpr int kMask = MASK;
   static constexpr int kGroups = BLOCK_M / 64;  // consumer warpgroups
   static constexpr int kConsumers = kGroups * 128;
   static constexpr int kThreads = kConsumers + 128;
@@ -474,9 +475,9 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
     QueryTileWalk walk;
     QueryTile qt, next;
     KvSchedule sched, next_sched;
-    bool more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
+    bool more = walk.take<BM, E::kBlockN, SPLIT, E::kMask>(p, num_q_tiles, items, &qt, &sched);
     while (more) {
-      more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &next, &next_sched);
+      more = walk.take<BM, E::kBlockN, SPLIT, E::kMask>(p, num_q_tiles, items, &next, &next_sched);
       if (more && next_sched.n_tiles > 0) {
         pipe.prefetch_q(maps, next.q0, next.h, input_batch<SPLIT>(p, next.b));
       }
@@ -494,19 +495,19 @@ JITK_DEVICE void attention_ws(const SparseAttnParams& p, const SparseAttnTensorM
   QueryTileWalk walk;
   QueryTile qt;
   KvSchedule sched;
-  for (bool more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
+  for (bool more = walk.take<BM, E::kBlockN, SPLIT, E::kMask>(p, num_q_tiles, items, &qt, &sched);
        more;) {
     if (sched.n_tiles == 0) {
       write_empty_rows<BM, D, E::kConsumers, T>(output_rows<T>(p, qt.b, qt.h), p.o_stride_l,
                                                 lse_rows(p, qt.b, qt.h), qt.q0, p.len_q);
-      more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
+      more = walk.take<BM, E::kBlockN, SPLIT, E::kMask>(p, num_q_tiles, items, &qt, &sched);
       continue;
     }
     pipe.consume(sq, skv, qt.q0 + p.q_offset, sched.n_tiles, p);  // the first query position
     const QueryTile done = qt;
     // The next tile's block-mask reads run under this one's last P V (1.5-2 %
     // at 10 % density, bench/results/2026-12-06-h200-staged-o/) and stores.
-    more = walk.take<BM, E::kBlockN, SPLIT>(p, num_q_tiles, items, &qt, &sched);
+    more = walk.take<BM, E::kBlockN, SPLIT, E::kMask>(p, num_q_tiles, items, &qt, &sched);
     pipe.finish_consume();
     if constexpr (E::kStagedStores) {
       pipe.stage_rows(skv, lse_rows(p, done.b, done.h), done.q0, p.len_q);

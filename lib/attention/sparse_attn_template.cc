@@ -700,8 +700,8 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
 // Rank-major order (attn::kOrderRankMajor) sorts a causal launch's query
 // tiles longest first across heads, so the launch does not end with a last
 // head's longest tiles running while the other SMs wait. The planner
-// takes it only under a causal mask (whose tile lengths it sorts), on a
-// grid that is not persistent, and only where
+// takes it only under a causal mask (whose tile lengths it sorts), and
+// only where
 //  - at least this many blocks per head are resident at once: rank-major
 //    order runs resident blocks / heads blocks of a head together, and
 //    those are the ones that share its K / V in L2 (head-major order runs
@@ -714,6 +714,34 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
 //    L=16384), 1.03x at 31 (B=4, L=8192), but 0.96x at 62 (B=4, L=16384).
 constexpr int64_t kRankMajorMinBlocksPerHead = 4;
 constexpr int64_t kRankMajorMaxWaves = 32;
+
+// The persistent grid (QueryTileWalk) deals its query tiles in rounds of
+// its blocks, every other round reversed. That balances a causal launch
+// where each round holds one head's tiles longest first; where a round
+// spans several heads' tiles, a block may take a long tile in two rounds
+// running (8 heads of 2560 rows on 132 SMs: 37 key tiles where the longest
+// tile has 20). Rank-major order sorts every round. The planner takes it
+// where, by this model, the busiest block's work shrinks by at least
+// kRankMajorMinGain, with the rules above (blocks per head counted over
+// every batch: the walk ranks all of them together).
+constexpr double kRankMajorMinGain = 1.05;
+
+// The busiest block's work in the walk of a causal launch from the first
+// key (`lanes` heads and batches of `q_tiles` tiles over `blocks` blocks):
+// each tile's keys, BLOCK_N at a time, plus 128 for what a tile costs
+// besides its key tiles (its first S and last P V, O's stores).
+int64_t BusiestWalkBlock(attn::TileOrder order, int64_t lanes, int64_t q_tiles, int64_t bm,
+                         int64_t bn, int64_t lk, int64_t blocks) {
+  std::vector<int64_t> work(blocks, 0);
+  const int64_t items = lanes * q_tiles;
+  for (int64_t item = 0; item < items; ++item) {
+    const int64_t rank = order == attn::kOrderRankMajor ? item / lanes : item % q_tiles;
+    const int64_t keys = std::min((q_tiles - rank) * bm, lk);
+    const int64_t round = item / blocks, in_round = item % blocks;
+    work[round % 2 == 0 ? in_round : blocks - 1 - in_round] += (keys + bn - 1) / bn * bn + 128;
+  }
+  return *std::max_element(work.begin(), work.end());
+}
 
 // Launches of one compiled sparse_attn kernel: grid, block, shared memory
 // and every SparseAttnParams field the shape fixes are worked out once;
@@ -837,6 +865,16 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
     const int per_sm = attn::WgmmaBlocksPerSm(int(bm), smem);
     persistent_blocks_ = int64_t(per_sm) * std::max(1, arch.compute_units);
     grid_ = {uint32_t(std::min(tiles, persistent_blocks_)), 1, 1};
+    const int64_t lanes = hq_ * b_;  // heads and batches, ranked together
+    auto busiest = [&](attn::TileOrder order) {
+      return double(BusiestWalkBlock(order, lanes, q_tiles, bm, bn, lk, persistent_blocks_));
+    };
+    if (mask_ == attn::kMaskCausal && splits_ == 1 &&
+        persistent_blocks_ >= kRankMajorMinBlocksPerHead * lanes &&
+        tiles <= kRankMajorMaxWaves * persistent_blocks_ &&
+        busiest(attn::kOrderHeadMajor) >= kRankMajorMinGain * busiest(attn::kOrderRankMajor)) {
+      base_.tile_order = attn::kOrderRankMajor;
+    }
     if (per_sm == 1) {
       dynamic_shared_bytes_ =
           std::max(dynamic_shared_bytes_, uint32_t(arch.lds_bytes_per_cu / 2 + 1));

@@ -217,12 +217,14 @@ TEST(EmulatedWave32Test, MaskScoresMatchElementMask) {
 // The persistent grid's walk (QueryTileWalk, the wgmma engine's): block x
 // of G takes, in round r, item r G + x (r even) or r G + G - 1 - x (r odd)
 // while items remain, where item i of the order is query tile
-// nq - 1 - i % nq (longest first) of head (i / nq) % H of "batch"
-// z = i / (nq H); every tile goes to one block, with its key tiles from the
-// block mask. SPLIT, z spans kv_splits * batch: key range z / batch of
-// input batch z % batch (sparse_attn_split.h).
-template <bool SPLIT>
-void ExpectWalkDealsEveryQueryTileOnce(int splits) {
+// nq - 1 - rank (longest first) of head hb % H of "batch" z = hb / H, with
+// rank = i % nq and hb = i / nq head-major, or rank = i / (Z H) and
+// hb = i % (Z H) rank-major (a causal mask only); every tile goes to one
+// block, with its key tiles from the block mask. SPLIT, z spans
+// kv_splits * batch: key range z / batch of input batch z % batch
+// (sparse_attn_split.h).
+template <bool SPLIT, int MASK>
+void ExpectWalkDealsEveryQueryTileOnce(int splits, int tile_order) {
   namespace attn = jitk_emu32::attn;
   constexpr int kBM = 32, kBN = 16, kHeads = 3, kBatch = 2, kLen = 100;
   absl::StatusOr<BlockMask> mask = BlockMask::Causal(kLen, kLen, kBM);
@@ -234,13 +236,15 @@ void ExpectWalkDealsEveryQueryTileOnce(int splits) {
   p.len_q = p.len_k = kLen;
   p.block = kBM;
   p.kv_splits = splits;
+  p.tile_order = tile_order;
   const int nq = (kLen + kBM - 1) / kBM;
   p.num_q_blocks = p.num_kv_blocks = nq;
   p.kv_num_blocks = mask->kv_num_blocks().data();
   p.kv_indices = mask->kv_indices().data();
   p.full_kv_num_blocks = mask->full_kv_num_blocks().data();
   p.full_kv_indices = mask->full_kv_indices().data();
-  const int items = nq * kHeads * kBatch * splits;
+  const int lanes = kHeads * kBatch * splits, items = nq * lanes;
+  const bool rank_major = MASK == attn::kMaskCausal && tile_order == attn::kOrderRankMajor;
   simt::Emulator& e = simt::Emulator::Get();
   for (unsigned grid : {1u, 5u, 7u, 24u, 30u}) {
     SCOPED_TRACE(grid);
@@ -257,13 +261,15 @@ void ExpectWalkDealsEveryQueryTileOnce(int splits) {
         if (item < items) expected.push_back(item);
       }
       size_t n = 0;
-      while (walk.take<kBM, kBN, SPLIT>(p, nq, items, &qt, &sched)) {
+      while (walk.take<kBM, kBN, SPLIT, MASK>(p, nq, items, &qt, &sched)) {
         ASSERT_LT(n, expected.size());
         const int item = expected[n++];
         ++taken[item];
-        EXPECT_EQ(qt.q0, (nq - 1 - item % nq) * kBM) << "item " << item;
-        EXPECT_EQ(qt.h, (item / nq) % kHeads) << "item " << item;
-        EXPECT_EQ(qt.b, item / (nq * kHeads)) << "item " << item;
+        const int rank = rank_major ? item / lanes : item % nq;
+        const int hb = rank_major ? item % lanes : item / nq;
+        EXPECT_EQ(qt.q0, (nq - 1 - rank) * kBM) << "item " << item;
+        EXPECT_EQ(qt.h, hb % kHeads) << "item " << item;
+        EXPECT_EQ(qt.b, hb / kHeads) << "item " << item;
         // Causal: key blocks 0..q0 / block, range z / batch of them.
         const int tiles = (qt.q0 / kBM + 1) * (kBM / kBN), range = qt.b / kBatch;
         EXPECT_EQ(sched.first, range * tiles / splits) << "item " << item;
@@ -277,11 +283,26 @@ void ExpectWalkDealsEveryQueryTileOnce(int splits) {
 }
 
 TEST(EmulatedWave32Test, PersistentWalkDealsEveryQueryTileOnce) {
-  ExpectWalkDealsEveryQueryTileOnce<false>(1);
+  namespace attn = jitk_emu32::attn;
+  ExpectWalkDealsEveryQueryTileOnce<false, attn::kMaskCausal>(1, attn::kOrderHeadMajor);
+}
+
+TEST(EmulatedWave32Test, PersistentWalkRanksCausalTilesAcrossHeadsAndBatches) {
+  namespace attn = jitk_emu32::attn;
+  ExpectWalkDealsEveryQueryTileOnce<false, attn::kMaskCausal>(1, attn::kOrderRankMajor);
+}
+
+// Other masks keep head-major order whatever the field says (their tiles'
+// lengths do not fall with their rank).
+TEST(EmulatedWave32Test, PersistentWalkIgnoresRankMajorWithoutACausalMask) {
+  namespace attn = jitk_emu32::attn;
+  ExpectWalkDealsEveryQueryTileOnce<false, attn::kMaskNone>(1, attn::kOrderRankMajor);
 }
 
 TEST(EmulatedWave32Test, PersistentSplitWalkDealsEveryKeyRangeOnce) {
-  ExpectWalkDealsEveryQueryTileOnce<true>(3);
+  namespace attn = jitk_emu32::attn;
+  ExpectWalkDealsEveryQueryTileOnce<true, attn::kMaskCausal>(3, attn::kOrderHeadMajor);
+  ExpectWalkDealsEveryQueryTileOnce<true, attn::kMaskCausal>(3, attn::kOrderRankMajor);
 }
 
 TEST(EmulatedWave32Test, MmaF16CausalGqaOddLengths) {

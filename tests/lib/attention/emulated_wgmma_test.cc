@@ -143,6 +143,19 @@ TEST(EmulatedWgmmaTest, WsF16CausalGqaPersistent) {
   RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 128, f16, 1>, run, *mask);
 }
 
+// Rank-major order on the persistent grid: two heads of six query tiles
+// over eight blocks, where head-major rounds would give two blocks a long
+// tile each round (QueryTileWalk).
+TEST(EmulatedWgmmaTest, WsF16CausalRankMajorWalk) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(768, 768, 128);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 2, 1, 768, 768, 64), Config(128, 128, 12, 3), "sm_90a",
+                  "jitk::sparse_attn_ws_fwd<128, 128, 12, 3, 64, jitk::f16, 1>"};
+  run.compute_units = 8;
+  run.expected_tile_order = attn::kOrderRankMajor;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 64, f16, 1>, run, *mask);
+}
+
 // A decode step at the default tiles: one query row per head against 300
 // keys, so Q's copy, the staged O and its store cover 127 rows past the end.
 TEST(EmulatedWgmmaTest, WsBf16DecodeOneQueryRow) {

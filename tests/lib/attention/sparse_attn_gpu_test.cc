@@ -498,6 +498,17 @@ TEST(SparseAttnGpuTest, WgmmaEngineOnHopper) {
     }
     cases.push_back(sc);
   }
+  // A causal launch that the persistent grid walks in rank-major order (on
+  // 132 SMs: 32 heads and batches of five query tiles each).
+  {
+    Case rc{AttentionLayout::kCausal, DType::kF16, 64, cfg(128, 128, 12, 3),
+            BaseProblem(DType::kF16, 64, index++)};
+    rc.problem.batch = 2;
+    rc.problem.heads_q = 16;
+    rc.problem.heads_kv = 4;
+    rc.problem.len_q = rc.problem.len_k = 640;
+    cases.push_back(rc);
+  }
   // More query tiles than SMs, so that each persistent block walks several:
   // the stage ring, the barriers' phases and O stored from a stage run on
   // across query tiles, with query tiles of no key block (zeros) among them.

@@ -698,8 +698,10 @@ TEST(SparseAttnTemplateTest, CombinePassIsADependentLaunchFromSm90) {
 
 // Rank-major order (grid heads x query tiles x batch) for a causal mask
 // where at least four blocks per head are resident and the launch is at
-// most 32 waves of resident blocks; head-major otherwise, for other masks,
-// and for the persistent grid (its own walk balances the blocks).
+// most 32 waves of resident blocks; head-major otherwise and for other
+// masks. The persistent grid's walk takes rank-major order by the same
+// rules (heads of every batch counted) where it would shorten its busiest
+// block by 5 %.
 TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
   struct Planned {
     Dim3 grid;
@@ -744,8 +746,32 @@ TEST(SparseAttnTemplateTest, PlanLaunchPicksTheTileOrder) {
   for (int layout : {0, 3, 5}) {  // dense, bigbird, custom: no element mask
     EXPECT_EQ(order_of(mma, shape(4, 8, 4096, layout), sm90), attn::kOrderHeadMajor) << layout;
   }
+  // The warp-specialized default: one persistent block on each of 132 SMs.
   const KernelConfig ws = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"WAVES", 12}, {"STAGES", 3}};
-  EXPECT_EQ(order_of(ws, shape(4, 8, 4096), Arch("sm_90a")), attn::kOrderHeadMajor);
+  const ArchInfo sm90a = Arch("sm_90a");
+  auto self = [&](int64_t batch, int64_t heads, int64_t len, int layout = 1) {
+    return shape(batch, heads, len, layout).Set("lk", len);  // from the first key
+  };
+  got = plan_for(ws, self(1, 8, 2560), sm90a);
+  EXPECT_EQ(got.tile_order, attn::kOrderRankMajor) << "a block took 37 key tiles, now 20";
+  EXPECT_EQ(got.grid.x, 132u);
+  EXPECT_EQ(order_of(ws, self(2, 8, 2560), sm90a), attn::kOrderRankMajor);
+  EXPECT_EQ(order_of(ws, self(1, 8, 2560, /*layout=*/0), sm90a), attn::kOrderHeadMajor);
+  // At least four blocks per head: 33 heads, not 34.
+  EXPECT_EQ(order_of(ws, self(1, 33, 2560), sm90a), attn::kOrderRankMajor);
+  EXPECT_EQ(order_of(ws, self(1, 34, 2560), sm90a), attn::kOrderHeadMajor);
+  // 32 heads of 4096 rows: head-major's rounds hold four heads' tiles each,
+  // its busiest block within 5 % of rank-major's.
+  EXPECT_EQ(order_of(ws, self(1, 32, 4096), sm90a), attn::kOrderHeadMajor);
+  // 32 rounds at most: 8 x 527 tiles (1.42x by the model) but not 8 x 533
+  // (1.06x).
+  EXPECT_EQ(order_of(ws, self(1, 8, 527 * 128), sm90a), attn::kOrderRankMajor);
+  EXPECT_EQ(order_of(ws, self(1, 8, 533 * 128), sm90a), attn::kOrderHeadMajor);
+  // Tiles that fit one round.
+  EXPECT_EQ(order_of(ws, self(1, 8, 16 * 128), sm90a), attn::kOrderHeadMajor);
+  KernelConfig ws_split = ws;
+  ws_split["KV_SPLITS"] = 2;
+  EXPECT_EQ(order_of(ws_split, self(1, 8, 2560), sm90a), attn::kOrderHeadMajor);
 
   sm90.compute_units = 100;  // the device's own count: 200 resident, 50 heads at most
   EXPECT_EQ(order_of(mma, shape(1, 50, 1024), sm90), attn::kOrderRankMajor);
