@@ -10,7 +10,8 @@ the total work spread evenly over the SMs. It models the tail only, not
 memory traffic. Orders (TileOrder in
 kernel_templates/sparse_attn_params.h): head-major (one head after another,
 each head's longest query tile first) and rank-major (per batch, the query
-tiles rank by rank, longest first, all heads side by side).
+tiles rank by rank, longest first, all heads side by side; the persistent
+walk ranks every batch together).
 
   bench/launch_order_sim.py [--sms 132] [--slots 2] [--lone 0.65] [--fixed 1]
 """
@@ -83,16 +84,25 @@ def main():
             waves = batch * heads * q_tiles / resident
             print("| %d | %d | %d | %.1f | %s |" % (batch, heads, length, waves, " | ".join(row)))
     print()
-    print("Persistent grid, one block per SM, 128-key tiles (the warp-specialized engine):")
+    print("Persistent grid, one block per SM, 128-key tiles (the warp-specialized engine),")
+    print("causal from the first key; the busiest block over the ideal (the mean or the")
+    print("longest tile, whichever is more):")
     print()
-    print("| batch | heads | L | rounds, every other reversed | work counter |")
-    print("|---|---|---|---|---|")
-    for length in (4096, 16384):
+    print("| batch | heads | L | head-major rounds | rank-major rounds | rank-major, work counter |")
+    print("|---|---|---|---|---|---|")
+    for batch, heads, length in ((4, 32, 4096), (4, 32, 16384), (1, 8, 2560), (1, 16, 2560),
+                                 (1, 32, 1280), (2, 8, 2560), (1, 8, 16384), (1, 32, 4096)):
         q_tiles = length // 128
-        work = [(q_tiles - r) + args.fixed for _ in range(4 * 32) for r in range(q_tiles)]
-        counter = launch_time(work, args.sms, 1, 1.0) / (sum(work) / args.sms)
-        print("| 4 | 32 | %d | %.3f | %.3f |" % (length, persistent_deal(work, args.sms), counter))
-
+        row = []
+        for rank_major in (False, True):
+            work = [w // 2 for w in causal_work(batch, heads, q_tiles, rank_major, 0)]
+            if rank_major:  # the walk ranks every batch together
+                work = sorted(work, reverse=True)
+            work = [w + args.fixed for w in work]
+            ideal = max(max(work), sum(work) / args.sms)
+            row.append(persistent_deal(work, args.sms) * sum(work) / args.sms / ideal)
+        counter = launch_time(work, args.sms, 1, 1.0) / ideal
+        print("| %d | %d | %d | %.3f | %.3f | %.3f |" % (batch, heads, length, row[0], row[1], counter))
 
 if __name__ == "__main__":
     main()
