@@ -9,7 +9,7 @@ D=bench/results/2026-12-06-cpu-rank-major-walk
 old=$(mktemp -d) && git archive 927e37c kernel_templates | tar -x -C "$old"
 ptx() { $N/nvcc -arch=sm_90a -ptx -I"$1" -I"$1/kernel_templates" "$2" -o "$3" 2>/dev/null; }
 ptx . $D/ws_kernels.cu /tmp/new.ptx && ptx "$old" $D/ws_kernels.cu /tmp/old.ptx
-{ echo "## new ($(git rev-parse --short HEAD))"
+{ echo "## new (templates of $(git log -1 --format=%h -- kernel_templates))"
   $N/ptxas -arch=sm_90a -v /tmp/new.ptx -o /dev/null 2>&1 | grep -E "Compiling|Used|spill|C75"
   echo "## old (927e37c)"
   $N/ptxas -arch=sm_90a -v /tmp/old.ptx -o /dev/null 2>&1 | grep -E "Compiling|Used|spill|C75"
