@@ -18,7 +18,8 @@
 // reverse so those with the most key blocks of a causal mask start first.
 // The warp-specialized wgmma engine is sparse_attn_ws_fwd, with a
 // persistent grid: (at most WgmmaBlocksPerSm blocks per SM, 1, 1), each
-// block walking query tiles in head-major order. Both it and
+// block walking query tiles in head-major order, or in rank-major order
+// under a causal mask where the host picks it (QueryTileWalk). Both it and
 // sparse_attn_tma_fwd take the tensor maps as a second argument. The split
 // kernels (sparse_attn_split_fwd, sparse_attn_tma_split_fwd) run a launch's
 // key ranges apart and then merge them, in two passes (sparse_attn_split.h).

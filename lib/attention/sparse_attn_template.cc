@@ -727,7 +727,10 @@ constexpr int64_t kRankMajorMaxWaves = 32;
 constexpr double kRankMajorMinGain = 1.05;
 
 // The busiest block's work in the walk of a causal launch from the first
-// key (`lanes` heads and batches of `q_tiles` tiles over `blocks` blocks):
+// key (`lanes` heads and batches of `q_tiles` tiles over `blocks` blocks;
+// the order is chosen with the kernel, before a launch's q_offset, so a
+// chunk at the end of its keys is modeled as if it started them: its tiles
+// are of about one length and either order balances them):
 // each tile's keys, BLOCK_N at a time, plus 128 for what a tile costs
 // besides its key tiles (its first S and last P V, O's stores).
 int64_t BusiestWalkBlock(attn::TileOrder order, int64_t lanes, int64_t q_tiles, int64_t bm,
