@@ -715,6 +715,12 @@ int64_t ResidentBlocks(int engine, int64_t bm, int64_t bn, int64_t waves, int64_
 constexpr int64_t kRankMajorMinBlocksPerHead = 4;
 constexpr int64_t kRankMajorMaxWaves = 32;
 
+// Those two rules, for `resident` blocks of a launch of `tiles` query tiles
+// whose rank-major order runs `heads` heads side by side.
+bool RankMajorKeepsKvShared(int64_t resident, int64_t heads, int64_t tiles) {
+  return resident >= kRankMajorMinBlocksPerHead * heads && tiles <= kRankMajorMaxWaves * resident;
+}
+
 // The persistent grid (QueryTileWalk) deals its query tiles in rounds of
 // its blocks, every other round reversed. That balances a causal launch
 // where each round holds one head's tiles longest first; where a round
@@ -850,8 +856,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   bool rank_major = false;
   if (mask_ == attn::kMaskCausal && !persistent && q_tiles <= kMaxGridYZ) {
     const int64_t resident = ResidentBlocks(engine, bm, bn, waves, stages, d, arch, smem);
-    rank_major = resident >= kRankMajorMinBlocksPerHead * hq_ &&
-                 q_tiles * b_ * hq_ <= kRankMajorMaxWaves * resident;
+    rank_major = RankMajorKeepsKvShared(resident, hq_, q_tiles * b_ * hq_);
   }
   base_.tile_order = rank_major ? attn::kOrderRankMajor : attn::kOrderHeadMajor;
   base_.kv_splits = int(splits_);
@@ -873,8 +878,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
       return double(BusiestWalkBlock(order, lanes, q_tiles, bm, bn, lk, persistent_blocks_));
     };
     if (mask_ == attn::kMaskCausal && splits_ == 1 &&
-        persistent_blocks_ >= kRankMajorMinBlocksPerHead * lanes &&
-        tiles <= kRankMajorMaxWaves * persistent_blocks_ &&
+        RankMajorKeepsKvShared(persistent_blocks_, lanes, tiles) &&
         busiest(attn::kOrderHeadMajor) >= kRankMajorMinGain * busiest(attn::kOrderRankMajor)) {
       base_.tile_order = attn::kOrderRankMajor;
     }
@@ -911,9 +915,9 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
   // one fold or span whole ones; a config whose ranges cross folds (48-row
   // warps with lq = 32) runs unpacked.
   const int64_t range_rows = bm / waves;
-  const bool rows_fold = lq > 1 && IsSlidingMask(mask_);
+  const bool folds_steps = lq > 1 && IsSlidingMask(mask_);
   packs_ = !persistent && PacksGroupedHeads(shape) &&
-           (!rows_fold || range_rows % lq == 0 || lq % range_rows == 0);
+           (!folds_steps || range_rows % lq == 0 || lq % range_rows == 0);
   if (std::has_single_bit(uint64_t(lq))) packed_row_mask_ = int(lq - 1);
   if (splits_ > 1) {
     combine_rows_ = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));

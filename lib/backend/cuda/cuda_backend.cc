@@ -418,12 +418,8 @@ class CudaBackend final : public Backend {
     for (int i = 0; i < count; ++i) {
       auto device = std::make_unique<DeviceState>();
       JITK_RETURN_IF_ERROR(Check(api_->cuDeviceGet(&device->handle, i), "cuDeviceGet"));
-      JITK_ASSIGN_OR_RETURN(device->info, QueryDevice(i, device->handle));
       int major = 0;
-      JITK_RETURN_IF_ERROR(
-          Check(api_->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                           device->handle),
-                "cuDeviceGetAttribute(compute capability)"));
+      JITK_ASSIGN_OR_RETURN(device->info, QueryDevice(i, device->handle, &major));
       device->dependent_launches =
           api_->cuLaunchKernelEx != nullptr && driver_version >= 12030 && major >= 9;
       devices.push_back(std::move(device));
@@ -433,7 +429,8 @@ class CudaBackend final : public Backend {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<DeviceInfo> QueryDevice(int ordinal, CUdevice handle) const {
+  // The device's description; *major, its compute capability's major number.
+  absl::StatusOr<DeviceInfo> QueryDevice(int ordinal, CUdevice handle, int* major) const {
     DeviceInfo info;
     info.ordinal = ordinal;
     info.backend_ordinal = ordinal;
@@ -447,10 +444,10 @@ class CudaBackend final : public Backend {
       return Check(api_->cuDeviceGetAttribute(out, which, handle),
                    absl::StrCat("cuDeviceGetAttribute(", static_cast<int>(which), ")"));
     };
-    int major = 0, minor = 0;
-    JITK_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major));
+    int minor = 0;
+    JITK_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, major));
     JITK_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor));
-    info.arch = absl::StrCat("sm_", major * 10 + minor);
+    info.arch = absl::StrCat("sm_", *major * 10 + minor);
     // The arch-specific target where jitk knows one (sm_90 -> sm_90a, for
     // wgmma): its code runs on exactly this architecture, the one found.
     absl::StatusOr<ArchInfo> specific = LookupArch(absl::StrCat(info.arch, "a"));
