@@ -16,8 +16,12 @@ any of them sees (that mask written out where LQ > 1); GB/s count those
 keys' K / V. --per-head-mask gives the block mask one row
 per query head (the same blocks), which keeps the grouped heads unpacked.
 
+--configs times pinned configs too ('BLOCK_M=64,...;...'), a row each after
+the default's, and names every config timed.
+
 usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
            [--shapes B,HQ,HKV,LQ,LK;...] [--window W] [--per-head-mask]
+           [--configs CONFIG;...]
 """
 
 import argparse
@@ -26,6 +30,7 @@ import time
 
 import torch
 import jitk
+from jitk import _torch_ops
 from torch.nn.attention.flex_attention import create_block_mask
 
 DEFAULT_SHAPES = "1,32,8,1,4096;1,32,8,1,32768;8,32,8,1,8192;4,32,32,1,16384;1,32,8,4,32768"
@@ -71,6 +76,7 @@ def main():
     parser.add_argument("--eager", action="store_true")
     parser.add_argument("--window", type=int, default=0)
     parser.add_argument("--per-head-mask", action="store_true")
+    parser.add_argument("--configs", default="")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     d = 128
@@ -92,26 +98,36 @@ def main():
                                  device="cuda", BLOCK_SIZE=128)
         sdpa = torch.nn.functional.scaled_dot_product_attention
         if window:
-            run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="sliding_window_causal",
-                                                window=window, q_offset=offset, out=out)
+            jitk_call = lambda config: jitk.sparse_attn(
+                q, k, v, mask, mask="sliding_window_causal", window=window, q_offset=offset,
+                out=out, config=config)
             first = max(0, offset - window + 1)
             k_seen, v_seen = k[:, :, first:], v[:, :, first:]
             pos = offset + torch.arange(lq, device="cuda")[:, None]
             key = first + torch.arange(lk - first, device="cuda")[None, :]
             seen = ((key <= pos) & (pos - key < window)) if lq > 1 else None
         else:
-            run_jitk = lambda: jitk.sparse_attn(q, k, v, mask, mask="none", out=out)
+            jitk_call = lambda config: jitk.sparse_attn(q, k, v, mask, mask="none", out=out,
+                                                        config=config)
             k_seen, v_seen, seen = k, v, None
         run_sdpa = lambda: sdpa(q, k_seen, v_seen, attn_mask=seen, enable_gqa=True)
-        run_jitk()
-        parity = jitk.parity(out, sdpa(q.float(), k_seen.float(), v_seen.float(), attn_mask=seen,
-                                       enable_gqa=True), name="decode", verbose=False)
-        jitk_us = replay_us(run_jitk, args.calls, args.passes)
+        want = sdpa(q.float(), k_seen.float(), v_seen.float(), attn_mask=seen, enable_gqa=True)
         sdpa_us = replay_us(run_sdpa, args.calls, args.passes)
         kv_bytes = 2 * b * hkv * k_seen.shape[2] * d * q.element_size()
-        print("{:>20} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>10.2f} {:>9.7f}   (median {:.2f} / {:.2f})".format(
-            text, jitk_us[0], sdpa_us[0], kv_bytes / jitk_us[0] / 1e3, kv_bytes / sdpa_us[0] / 1e3,
-            jitk_us[0] / sdpa_us[0], parity["cosine"], jitk_us[1], sdpa_us[1]))
+        for config in [None] + [c for c in args.configs.split(";") if c]:
+            run_jitk = lambda: jitk_call(config)
+            try:
+                run_jitk()
+            except Exception as e:  # a config this shape or GPU refuses
+                print("{:>20} {} refused: {}".format(text, config, str(e).splitlines()[0]))
+                continue
+            parity = jitk.parity(out, want, name="decode", verbose=False)
+            jitk_us = replay_us(run_jitk, args.calls, args.passes)
+            name = config or "default " + list(_torch_ops._thread_plans().values())[-1].kernel.config
+            print("{:>20} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>10.2f} {:>9.7f}   (median {:.2f} / {:.2f}){}".format(
+                text, jitk_us[0], sdpa_us[0], kv_bytes / jitk_us[0] / 1e3, kv_bytes / sdpa_us[0] / 1e3,
+                jitk_us[0] / sdpa_us[0], parity["cosine"], jitk_us[1], sdpa_us[1],
+                "  " + name if args.configs else ""))
         if args.eager:
             print("{:>20} eager: jitk {:.2f} us, sdpa {:.2f} us per call".format(
                 text, eager_us(run_jitk, args.calls, args.passes),

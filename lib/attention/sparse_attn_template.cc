@@ -274,13 +274,18 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
   return splits;
 }
 
+// A sliding window that leaves a query tile at most this many key tiles
+// runs in one pass: the combine pass would cost more than its ranges save.
+constexpr int64_t kOnePassWindowTiles = 3;
+
 // Key tiles a query tile of `rows` positions can visit under a sliding
-// mask: its window's (on both sides for the two-sided mask) and the global
-// tokens', each run cut by tile edges at both ends.
+// mask, at most: its window's band of keys (window + rows - 1 positions, or
+// 2 * window + rows - 2 for the two-sided mask), which tile edges may cut at
+// both ends, and the global tokens', which start at key 0.
 int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t rows,
                         int64_t block_n) {
-  const int64_t band = (mask == attn::kMaskSliding ? 2 * window : window) + rows;
-  return (band + block_n - 1) / block_n + (global_tokens + block_n - 1) / block_n + 2;
+  const int64_t band = mask == attn::kMaskSliding ? 2 * window + rows - 2 : window + rows - 1;
+  return (band - 1 + block_n - 1) / block_n + 1 + (global_tokens + block_n - 1) / block_n;
 }
 
 // Built-in defaults, first valid one wins; from the H200 sweeps under
@@ -1014,9 +1019,11 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.window = int(window);
     p.global_tokens = int(global_tokens);
     // At most one range per key tile the window leaves a query tile (more
-    // would stay empty and still cost their blocks and the combine's reads).
-    p.kv_splits = int(std::min(splits_, SlidingKeyTiles(mask_, window, global_tokens,
-                                                        std::min(bm_, lq_), bn_)));
+    // would stay empty and still cost their blocks and the combine's reads),
+    // and one pass where it leaves at most kOnePassWindowTiles.
+    const int64_t window_tiles =
+        SlidingKeyTiles(mask_, window, global_tokens, std::min(bm_, lq_), bn_);
+    p.kv_splits = int(window_tiles <= kOnePassWindowTiles ? 1 : std::min(splits_, window_tiles));
   }
   JITK_ASSIGN_OR_RETURN(const int64_t q_offset, args.IntOr(kQOffset, 0));
   if (q_offset < 0 || q_offset > base_.len_k) {
@@ -1044,7 +1051,9 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.tile_order = attn::kOrderHeadMajor;
     grid = {uint32_t((p.len_q + bm_ - 1) / bm_), uint32_t(p.heads_q), uint32_t(b_)};
   }
-  if (splits_ > 1) {
+  // A split kernel over one range is one pass: block z's range is every key
+  // tile and its "batch" the input's, so it writes o and lse itself.
+  if (p.kv_splits > 1) {
     FillSplit(p, grid, plan);
     return absl::OkStatus();
   }

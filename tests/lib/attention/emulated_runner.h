@@ -53,6 +53,7 @@ struct EmulatedRun {
   int compute_units = 0;  // > 0: the device's SM / CU count instead of the table's
   int expected_tile_order = -1;  // >= 0: the TileOrder PlanLaunch must pick
   int expected_heads_q = 0;  // > 0: the launch's heads (a group's heads packed as rows)
+  int expected_launches = 0;  // > 0: the plan's launches (a split launch has two)
 };
 
 // Block lists the kernel reads instead of the mask's own (one partial list
@@ -143,7 +144,9 @@ inline void FinishEmulated(const EmulatedRun& run, const BlockMask& mask, Emulat
                               std::numeric_limits<double>::quiet_NaN());
   internal::BindScratch(launch.plan, scratch.data());
   simt::WarpgroupMma::Get().Reset();
+  int launches = 0;
   for (internal::LaunchPlan* plan = &launch.plan; plan != nullptr; plan = plan->next.get()) {
+    ++launches;
     EncodeEmulatedMaps(*plan);
     const std::string error = simt::Emulator::Get().Launch(
         {plan->grid.x, plan->grid.y, plan->grid.z}, int(plan->block.x), launch.wave_size,
@@ -152,6 +155,7 @@ inline void FinishEmulated(const EmulatedRun& run, const BlockMask& mask, Emulat
     ASSERT_FALSE(simt::WarpgroupMma::Get().InFlight())
         << "the last block ended with wgmma groups nobody waited for";
   }
+  if (run.expected_launches > 0) ASSERT_EQ(launches, run.expected_launches);
   const double scale = run.scale > 0 ? run.scale : 1.0 / std::sqrt(double(run.problem.head_dim));
   ExpectMatchesReference(run.expected_name, run.problem, mask, scale, launch.q, launch.k,
                          launch.v, launch.o, launch.lse);

@@ -1,12 +1,15 @@
 #include "lib/attention/sparse_attn_template.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jitk/arch.h"
@@ -639,7 +642,8 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
 
 // Under a sliding mask a split launch takes at most one key range per key
 // tile of the window (and the global tokens) a query tile can visit: both
-// passes see the same count, the scratch stays the config's.
+// passes see the same count, the scratch stays the config's. A window of at
+// most three such tiles runs the split kernel in one pass.
 TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
   const ArchInfo arch = Arch("sm_90a");
   KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
@@ -651,16 +655,37 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
     EXPECT_THAT(T().PlanLaunch(split, sliding, arch, args.Int("q_offset", 32767), plan), IsOk());
     SparseAttnParams part, merge;
     std::memcpy(&part, plan.args.pointers()[0], sizeof(part));
-    EXPECT_NE(plan.next, nullptr);
-    if (plan.next == nullptr) return -1;
+    if (plan.next == nullptr) {  // one pass, into the caller's o and lse
+      EXPECT_EQ(part.kv_splits, 1);
+      EXPECT_EQ(part.o, Addr(0x40000));
+      EXPECT_EQ(plan.scratch_bytes, 0u);
+      return 1;
+    }
     std::memcpy(&merge, plan.next->args.pointers()[0], sizeof(merge));
     EXPECT_EQ(part.kv_splits, merge.kv_splits);
     EXPECT_EQ(plan.grid.z, uint32_t(part.kv_splits)) << "batch 1";
     return part.kv_splits;
   };
-  // 1025 keys of the window: 17 tiles; 128 global tokens: 2; and the ends.
-  EXPECT_EQ(ranges(1024, 128), 21);
-  EXPECT_EQ(ranges(128, 0), 5);
+  // The most 64-key tiles a one-row query's window and global tokens touch,
+  // over every position of the query within a tile.
+  auto most_tiles = [](int64_t window, int64_t global_tokens) {
+    int64_t most = 0;
+    for (int64_t q = 4096; q < 4096 + 64; ++q) {
+      std::set<int64_t> tiles;
+      for (int64_t k = 0; k < global_tokens; ++k) tiles.insert(k / 64);
+      for (int64_t k = q - window + 1; k <= q; ++k) tiles.insert(k / 64);
+      most = std::max(most, int64_t(tiles.size()));
+    }
+    return most;
+  };
+  for (auto [window, global_tokens] : {std::pair<int64_t, int64_t>{1, 0}, {2, 0}, {64, 0},
+                                       {65, 0}, {128, 0}, {1000, 0}, {1024, 128}, {300, 5}}) {
+    SCOPED_TRACE(absl::StrCat("window ", window, " global ", global_tokens));
+    const int64_t most = most_tiles(window, global_tokens);
+    EXPECT_EQ(ranges(window, global_tokens), most <= 3 ? 1 : most) << "one pass up to three";
+  }
+  EXPECT_EQ(ranges(128, 0), 1) << "two full tiles, or parts of three: one pass";
+  EXPECT_EQ(ranges(192, 0), 4);
   EXPECT_EQ(ranges(8192, 0), 32) << "the config's";
   // The two-sided window counts both sides.
   const Shape two_sided = DecodeShape(32768).Set("layout", 2).Set("mask", 3);
@@ -668,7 +693,7 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
   ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
                              GoodArgs(1).Int("window", 256).Int("global_tokens", 0), plan),
               IsOk());
-  EXPECT_EQ(plan.grid.z, uint32_t((2 * 256 + 1 + 63) / 64 + 2));
+  EXPECT_EQ(plan.grid.z, uint32_t(9)) << "511 keys about the query: eight tiles or parts of nine";
 }
 
 // The combine pass waits for the split pass on the GPU where the kernel
