@@ -274,10 +274,6 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
   return splits;
 }
 
-// A sliding window that leaves a query tile at most this many key tiles
-// runs in one pass: the combine pass would cost more than its ranges save.
-constexpr int64_t kOnePassWindowTiles = 3;
-
 // Key tiles a query tile of `rows` positions can visit under a sliding
 // mask, at most: its window's band of keys (window + rows - 1 positions, or
 // 2 * window + rows - 2 for the two-sided mask), which tile edges may cut at
@@ -1019,11 +1015,9 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.window = int(window);
     p.global_tokens = int(global_tokens);
     // At most one range per key tile the window leaves a query tile (more
-    // would stay empty and still cost their blocks and the combine's reads),
-    // and one pass where it leaves at most kOnePassWindowTiles.
-    const int64_t window_tiles =
-        SlidingKeyTiles(mask_, window, global_tokens, std::min(bm_, lq_), bn_);
-    p.kv_splits = int(window_tiles <= kOnePassWindowTiles ? 1 : std::min(splits_, window_tiles));
+    // would stay empty and still cost their blocks and the combine's reads).
+    p.kv_splits = int(std::min(splits_, SlidingKeyTiles(mask_, window, global_tokens,
+                                                        std::min(bm_, lq_), bn_)));
   }
   JITK_ASSIGN_OR_RETURN(const int64_t q_offset, args.IntOr(kQOffset, 0));
   if (q_offset < 0 || q_offset > base_.len_k) {

@@ -93,30 +93,18 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
 }
 
-// A window that leaves a query tile at most three key tiles runs the split
-// kernel in one pass, which writes o and lse itself: a decode step of four
-// heads packed as rows, and a chunk on the persistent grid.
-TEST(EmulatedWgmmaTest, F16SlidingWindowOfFewKeyTilesInOnePass) {
-  absl::StatusOr<BlockMask> step = BlockMask::SlidingWindow(1, 1000, 100, 0, true, 64, 999);
-  ASSERT_TRUE(step.ok()) << step.status();
+// A split launch that comes to one key range at launch (a window of the
+// query's own key) is one pass of the split kernel, which writes o and lse.
+TEST(EmulatedWgmmaTest, F16SlidingDecodeOfOneKeyTileInOnePass) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 1, 0, true, 64, 999);
+  ASSERT_TRUE(mask.ok()) << mask.status();
   KernelConfig config = Config(64, 64, 4, 2);
   config["KV_SPLITS"] = 8;
   EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
                   "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
   run.expected_heads_q = 2;
   run.expected_launches = 1;
-  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *step);
-
-  absl::StatusOr<BlockMask> chunk = BlockMask::SlidingWindow(200, 900, 100, 0, true, 128, 700);
-  ASSERT_TRUE(chunk.ok()) << chunk.status();
-  config = Config(128, 128, 12, 3);
-  config["KV_SPLITS"] = 3;
-  run = EmulatedRun{Make(DType::kF16, 2, 1, 200, 900, 64), config, "sm_90a",
-                    "jitk::sparse_attn_ws_split_fwd<128, 128, 12, 3, 64, jitk::f16, 2>"};
-  run.problem.batch = 2;
-  run.compute_units = 3;
-  run.expected_launches = 1;
-  RunEmulated<E, Maps>(&WgmmaWsFwd<128, 128, 12, 3, 64, f16, 2, true>, run, *chunk);
+  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
 }
 
 // Four speculative tokens at the end of the keys under a sliding window: a

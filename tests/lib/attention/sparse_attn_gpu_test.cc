@@ -142,18 +142,16 @@ LaunchArgs ArgsFor(const DeviceProblem& d, const Tensor& q, const Tensor& k, con
 
 // The block mask each test uses for a layout (sized so that sparse layouts
 // skip blocks at a few hundred tokens); custom_block sets kCustom's block
-// size, q_offset the causal and sliding layouts' query positions, window the
-// sliding layout's (with 48 global tokens).
+// size, q_offset the causal and sliding layouts' query positions.
 absl::StatusOr<BlockMask> LayoutMask(AttentionLayout layout, int batch, int heads_q, int lq, int lk,
-                                     uint64_t seed, int custom_block = 64, int q_offset = 0,
-                                     int window = 200) {
+                                     uint64_t seed, int custom_block = 64, int q_offset = 0) {
   switch (layout) {
     case AttentionLayout::kDense:
       return BlockMask::Dense(lq, lk, 128);
     case AttentionLayout::kCausal:
       return BlockMask::Causal(lq, lk, 128, q_offset);
     case AttentionLayout::kSlidingWindow:
-      return BlockMask::SlidingWindow(lq, lk, window, 48, true, 128, q_offset);
+      return BlockMask::SlidingWindow(lq, lk, 200, 48, true, 128, q_offset);
     case AttentionLayout::kBigBird: {
       BlockMask::BigBirdOptions o;
       o.seed = seed;
@@ -200,7 +198,6 @@ struct Case {
   Problem problem;
   int custom_block = 64;  // kCustom's mask block size
   int q_offset = 0;       // kCausal's and kSlidingWindow's first query position
-  int window = 200;       // kSlidingWindow's
 };
 
 Problem BaseProblem(DType dtype, int d, int index) {
@@ -308,19 +305,6 @@ std::vector<Case> AllCases() {
       cases.push_back(sc);
     }
   }
-  // A decode step whose window and global tokens touch at most three key
-  // tiles: the split kernel in one pass, into o and lse.
-  {
-    KernelConfig c = cfg(64, 64, 4, 2);
-    c["KV_SPLITS"] = 8;
-    Case sc{AttentionLayout::kSlidingWindow, DType::kF16, 128, c,
-            BaseProblem(DType::kF16, 128, index++)};
-    sc.problem.len_q = 1;
-    sc.problem.len_k = 1000;
-    sc.q_offset = 999;
-    sc.window = 60;
-    cases.push_back(sc);
-  }
   // The two-m-tile configs (Q re-read from shared memory) at the timed head
   // dim: one pass of 32 or 64 keys per tile, and two of 64.
   for (const KernelConfig& c : {cfg(128, 32, 4, 2), cfg(128, 32, 4, 3), cfg(128, 64, 4, 2),
@@ -342,7 +326,7 @@ Shape ShapeFor(const Case& c, const BlockMask& mask) {
 absl::StatusOr<BlockMask> CaseMask(const Case& c, uint64_t seed) {
   const Problem& p = c.problem;
   return LayoutMask(c.layout, p.batch, p.heads_q, p.len_q, p.len_k, seed, c.custom_block,
-                    c.q_offset, c.window);
+                    c.q_offset);
 }
 
 void RunCase(KernelPool& pool, const Device& device, const Case& c, uint64_t seed) {
