@@ -94,7 +94,8 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
 }
 
 // A split launch that comes to one key range at launch (a window of the
-// query's own key) is one pass of the split kernel, which writes o and lse.
+// query's own key) is one pass of the split kernel, which writes o and lse:
+// the wgmma engine's and the persistent grid's.
 TEST(EmulatedWgmmaTest, F16SlidingDecodeOfOneKeyTileInOnePass) {
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 1, 0, true, 64, 999);
   ASSERT_TRUE(mask.ok()) << mask.status();
@@ -105,6 +106,14 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodeOfOneKeyTileInOnePass) {
   run.expected_heads_q = 2;
   run.expected_launches = 1;
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
+  // On the persistent grid (heads unpacked), O out by tensor stores into o.
+  config = Config(64, 64, 8, 2);
+  config["KV_SPLITS"] = 4;
+  run = EmulatedRun{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
+                    "jitk::sparse_attn_ws_split_fwd<64, 64, 8, 2, 64, jitk::f16, 2>"};
+  run.compute_units = 2;
+  run.expected_launches = 1;
+  RunEmulated<E, Maps>(&WgmmaWsFwd<64, 64, 8, 2, 64, f16, 2, true>, run, *mask);
 }
 
 // Four speculative tokens at the end of the keys under a sliding window: a
