@@ -17,7 +17,7 @@ keys' K / V. --per-head-mask gives the block mask one row
 per query head (the same blocks), which keeps the grouped heads unpacked.
 
 --configs times pinned configs too ('BLOCK_M=64,...;...'), a row each after
-the default's, and names every config timed.
+the default's, each row then naming its config.
 
 usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
            [--shapes B,HQ,HKV,LQ,LK;...] [--window W] [--per-head-mask]
@@ -30,7 +30,6 @@ import time
 
 import torch
 import jitk
-from jitk import _torch_ops
 from torch.nn.attention.flex_attention import create_block_mask
 
 DEFAULT_SHAPES = "1,32,8,1,4096;1,32,8,1,32768;8,32,8,1,8192;4,32,32,1,16384;1,32,8,4,32768"
@@ -115,24 +114,24 @@ def main():
         sdpa_us = replay_us(run_sdpa, args.calls, args.passes)
         kv_bytes = 2 * b * hkv * k_seen.shape[2] * d * q.element_size()
         for config in [None] + [c for c in args.configs.split(";") if c]:
-            run_jitk = lambda: jitk_call(config)
+            run_jitk = lambda config=config: jitk_call(config)
+            name = config or "default"
             try:
                 run_jitk()
             except Exception as e:  # a config this shape or GPU refuses
-                print("{:>20} {} refused: {}".format(text, config, str(e).splitlines()[0]))
+                print("{:>20} {} refused: {}".format(text, name, str(e).split("\n")[0]))
                 continue
             parity = jitk.parity(out, want, name="decode", verbose=False)
             jitk_us = replay_us(run_jitk, args.calls, args.passes)
-            name = config or "default " + list(_torch_ops._thread_plans().values())[-1].kernel.config
             print("{:>20} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>10.2f} {:>9.7f}   (median {:.2f} / {:.2f}){}".format(
                 text, jitk_us[0], sdpa_us[0], kv_bytes / jitk_us[0] / 1e3, kv_bytes / sdpa_us[0] / 1e3,
                 jitk_us[0] / sdpa_us[0], parity["cosine"], jitk_us[1], sdpa_us[1],
                 "  " + name if args.configs else ""))
-        if args.eager:
-            print("{:>20} eager: jitk {:.2f} us, sdpa {:.2f} us per call".format(
-                text, eager_us(run_jitk, args.calls, args.passes),
-                eager_us(run_sdpa, args.calls, args.passes)))
-
+            if args.eager:
+                print("{:>20} eager: jitk {:.2f} us, sdpa {:.2f} us per call{}".format(
+                    text, eager_us(run_jitk, args.calls, args.passes),
+                    eager_us(run_sdpa, args.calls, args.passes),
+                    " (" + name + ")" if args.configs else ""))
 
 if __name__ == "__main__":
     main()

@@ -490,6 +490,7 @@ TEST(EmulatedWave32Test, MmaF16SlidingDecodeGroupedHeadsAsRows) {
   // A window of the query's own key: one range, so one pass.
   absl::StatusOr<BlockMask> narrow = BlockMask::SlidingWindow(1, 300, 1, 0, true, 16, 299);
   ASSERT_TRUE(narrow.ok()) << narrow.status();
+  run.problem.batch = 2;  // block z is the batch, not a range
   run.expected_launches = 1;
   RunEmulated<E>(&jitk_emu32::sparse_attn_split_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 2, 1>, run,
                  *narrow);

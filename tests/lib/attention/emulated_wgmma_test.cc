@@ -103,6 +103,7 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodeOfOneKeyTileInOnePass) {
   config["KV_SPLITS"] = 8;
   EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
                   "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
+  run.problem.batch = 2;  // block z is the batch, not a range
   run.expected_heads_q = 2;
   run.expected_launches = 1;
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
@@ -111,6 +112,7 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodeOfOneKeyTileInOnePass) {
   config["KV_SPLITS"] = 4;
   run = EmulatedRun{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
                     "jitk::sparse_attn_ws_split_fwd<64, 64, 8, 2, 64, jitk::f16, 2>"};
+  run.problem.batch = 2;
   run.compute_units = 2;
   run.expected_launches = 1;
   RunEmulated<E, Maps>(&WgmmaWsFwd<64, 64, 8, 2, 64, f16, 2, true>, run, *mask);
