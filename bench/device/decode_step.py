@@ -97,24 +97,22 @@ def main():
                                  device="cuda", BLOCK_SIZE=128)
         sdpa = torch.nn.functional.scaled_dot_product_attention
         if window:
-            jitk_call = lambda config: jitk.sparse_attn(
-                q, k, v, mask, mask="sliding_window_causal", window=window, q_offset=offset,
-                out=out, config=config)
+            mask_args = dict(mask="sliding_window_causal", window=window, q_offset=offset)
             first = max(0, offset - window + 1)
             k_seen, v_seen = k[:, :, first:], v[:, :, first:]
             pos = offset + torch.arange(lq, device="cuda")[:, None]
             key = first + torch.arange(lk - first, device="cuda")[None, :]
             seen = ((key <= pos) & (pos - key < window)) if lq > 1 else None
         else:
-            jitk_call = lambda config: jitk.sparse_attn(q, k, v, mask, mask="none", out=out,
-                                                        config=config)
+            mask_args = dict(mask="none")
             k_seen, v_seen, seen = k, v, None
         run_sdpa = lambda: sdpa(q, k_seen, v_seen, attn_mask=seen, enable_gqa=True)
         want = sdpa(q.float(), k_seen.float(), v_seen.float(), attn_mask=seen, enable_gqa=True)
         sdpa_us = replay_us(run_sdpa, args.calls, args.passes)
         kv_bytes = 2 * b * hkv * k_seen.shape[2] * d * q.element_size()
         for config in [None] + [c for c in args.configs.split(";") if c]:
-            run_jitk = lambda config=config: jitk_call(config)
+            run_jitk = lambda config=config: jitk.sparse_attn(q, k, v, mask, out=out,
+                                                              config=config, **mask_args)
             name = config or "default"
             try:
                 run_jitk()
@@ -132,6 +130,7 @@ def main():
                     text, eager_us(run_jitk, args.calls, args.passes),
                     eager_us(run_sdpa, args.calls, args.passes),
                     " (" + name + ")" if args.configs else ""))
+
 
 if __name__ == "__main__":
     main()
