@@ -274,6 +274,14 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
   return splits;
 }
 
+// A sliding window that leaves a query tile at most this many key tiles is
+// read in one pass. A one-row decode step (H100, B=1,
+// bench/results/2026-12-07-h100-s0-decode/) took 4.2 us in one pass over
+// three 64-key tiles against 5.5-5.7 split into two to five ranges, and
+// ~1 us more per tile in one pass (18.5 over 17): one pass wins up to about
+// four tiles (B=8 alike: 4.5 against 6.2-7.0).
+constexpr int64_t kOnePassWindowTiles = 4;
+
 // Key tiles a query tile of `rows` positions can visit under a sliding
 // mask, at most: its window's band of keys (window + rows - 1 positions, or
 // 2 * window + rows - 2 for the two-sided mask), which tile edges may cut at
@@ -1015,9 +1023,10 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.window = int(window);
     p.global_tokens = int(global_tokens);
     // At most one range per key tile the window leaves a query tile (more
-    // would stay empty and still cost their blocks and the combine's reads).
-    p.kv_splits = int(std::min(splits_, SlidingKeyTiles(mask_, window, global_tokens,
-                                                        std::min(bm_, lq_), bn_)));
+    // would stay empty and still cost their blocks and the combine's reads),
+    // and one pass where those tiles are few.
+    const int64_t tiles = SlidingKeyTiles(mask_, window, global_tokens, std::min(bm_, lq_), bn_);
+    p.kv_splits = int(tiles <= kOnePassWindowTiles ? 1 : std::min(splits_, tiles));
   }
   JITK_ASSIGN_OR_RETURN(const int64_t q_offset, args.IntOr(kQOffset, 0));
   if (q_offset < 0 || q_offset > base_.len_k) {
