@@ -1,0 +1,9 @@
+// The sliding-window decode step's default kernel on sm_90a (64/64/4/2,
+// d = 128, f16, sliding causal mask, wgmma engine): unsplit and split.
+#include "kernel_templates/sparse_attn.h"
+#if defined(__CUDA_ARCH__)
+template __global__ void jitk::sparse_attn_fwd<64, 64, 4, 2, 128, jitk::f16, 2, 3>(
+    const jitk::SparseAttnParams);
+template __global__ void jitk::sparse_attn_split_fwd<64, 64, 4, 2, 128, jitk::f16, 2, 3>(
+    const jitk::SparseAttnParams);
+#endif
