@@ -275,12 +275,12 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
 }
 
 // A sliding window that leaves a query tile at most this many key tiles is
-// read in one pass. A one-row decode step (H100, B=1,
-// bench/results/2026-12-07-h100-s0-decode/) took 4.2 us in one pass over
-// three 64-key tiles against 5.5-5.7 split into two to five ranges, and
-// ~1 us more per tile in one pass (18.5 over 17): one pass wins up to about
-// four tiles (B=8 alike: 4.5 against 6.2-7.0).
-constexpr int64_t kOnePassWindowTiles = 4;
+// read in one pass. A one-row decode step visiting two 64-key tiles (H100,
+// B=1, bench/results/2026-12-07-h100-s0-decode/) took 4.2 us in one pass
+// (the unsplit kernel) against 5.5-5.7 split into two to five ranges, and
+// ~1 us more per tile in one pass (18.5 over 16): one pass wins up to about
+// three tiles (5.2 us). B=8 alike: 4.5 against 6.2-7.0 over two tiles.
+constexpr int64_t kOnePassWindowTiles = 3;
 
 // Key tiles a query tile of `rows` positions can visit under a sliding
 // mask, at most: its window's band of keys (window + rows - 1 positions, or
