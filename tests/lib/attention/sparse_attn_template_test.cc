@@ -660,11 +660,14 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
       EXPECT_EQ(part.kv_splits, 1);
       EXPECT_EQ(part.o, Addr(0x40000));
       EXPECT_EQ(plan.scratch_bytes, 0u);
+      EXPECT_EQ(plan.grid.z, 1u) << "batch 1, no ranges";
       return 1;
     }
     std::memcpy(&merge, plan.next->args.pointers()[0], sizeof(merge));
     EXPECT_EQ(part.kv_splits, merge.kv_splits);
     EXPECT_EQ(plan.grid.z, uint32_t(part.kv_splits)) << "batch 1";
+    // Partial O (f16) and LSE (fp32) of 32 rows, one per query head, per range.
+    EXPECT_EQ(plan.scratch_bytes, size_t(32 * 32 * (128 * 2 + 4))) << "the config's 32 ranges";
     return part.kv_splits;
   };
   // The most 64-key tiles a one-row query's window and global tokens touch,
@@ -697,6 +700,10 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
                              GoodArgs(1).Int("window", 256).Int("global_tokens", 0), plan),
               IsOk());
   EXPECT_EQ(plan.grid.z, uint32_t(9)) << "511 keys about the query: eight tiles or parts of nine";
+  ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
+                             GoodArgs(1).Int("window", 65).Int("global_tokens", 0), plan),
+              IsOk());
+  EXPECT_EQ(plan.next, nullptr) << "129 keys about the query: parts of three tiles, one pass";
 }
 
 // The combine pass waits for the split pass on the GPU where the kernel
