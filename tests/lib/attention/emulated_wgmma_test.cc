@@ -81,7 +81,9 @@ TEST(EmulatedWgmmaTest, F16DecodeKeyRangeSplits) {
 }
 
 // A sliding-window decode step at the last key: four heads packed as rows
-// of one 64-row tile, the window's key tiles split over three ranges.
+// of one 64-row tile, the window's key tiles split over three ranges; and
+// under a window of the query's own key, which leaves one range at launch,
+// one pass of the split kernel, which writes o and lse.
 TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 300, 0, true, 64, 999);
   ASSERT_TRUE(mask.ok()) << mask.status();
@@ -91,28 +93,23 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
                   "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
   run.expected_heads_q = 2;
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
+  absl::StatusOr<BlockMask> narrow = BlockMask::SlidingWindow(1, 1000, 1, 0, true, 64, 999);
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  run.problem.batch = 2;  // block z is the batch, not a range
+  run.expected_launches = 1;
+  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *narrow);
 }
 
-// A split launch that comes to one key range at launch (a window of the
-// query's own key) is one pass of the split kernel, which writes o and lse:
-// the wgmma engine's and the persistent grid's.
-TEST(EmulatedWgmmaTest, F16SlidingDecodeOfOneKeyTileInOnePass) {
+// The persistent grid's one pass (heads unpacked) under a window of the
+// query's own key: O out by tensor stores into o.
+TEST(EmulatedWgmmaTest, WsF16SlidingDecodeOfOneKeyTileInOnePass) {
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 1, 0, true, 64, 999);
   ASSERT_TRUE(mask.ok()) << mask.status();
-  KernelConfig config = Config(64, 64, 4, 2);
-  config["KV_SPLITS"] = 8;
-  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
-                  "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
-  run.problem.batch = 2;  // block z is the batch, not a range
-  run.expected_heads_q = 2;
-  run.expected_launches = 1;
-  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
-  // On the persistent grid (heads unpacked), O out by tensor stores into o.
-  config = Config(64, 64, 8, 2);
+  KernelConfig config = Config(64, 64, 8, 2);
   config["KV_SPLITS"] = 4;
-  run = EmulatedRun{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
-                    "jitk::sparse_attn_ws_split_fwd<64, 64, 8, 2, 64, jitk::f16, 2>"};
-  run.problem.batch = 2;
+  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
+                  "jitk::sparse_attn_ws_split_fwd<64, 64, 8, 2, 64, jitk::f16, 2>"};
+  run.problem.batch = 2;  // block z is the batch, not a range
   run.compute_units = 2;
   run.expected_launches = 1;
   RunEmulated<E, Maps>(&WgmmaWsFwd<64, 64, 8, 2, 64, f16, 2, true>, run, *mask);
