@@ -57,38 +57,60 @@ JITK_DEVICE KvSchedule block_schedule(const SparseAttnParams& p, int q0, int h, 
 }
 
 // The combine pass: block (x, h, b) merges rows [x * kRows, (x + 1) * kRows)
-// of head h, batch b, each thread four columns of a row at a time.
+// of head h, batch b, each thread four columns of a row at a time. A row's
+// ranges are read kInFlight at a time, every load of a group issued before
+// any is used, and merged as they come (the running maximum rescales what
+// was summed before it): read one after another, each range cost a round
+// trip to L2, and a decode step's combine is a few rows over many ranges.
 template <int HEAD_DIM, int THREADS, typename T>
 JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
   constexpr int kPerRow = HEAD_DIM / 4;
   constexpr int kRows = CombineRowsPerBlock(HEAD_DIM, THREADS);
+  constexpr int kInFlight = 8;
   const int h = int(blockIdx.y), b = int(blockIdx.z);
   const i64 range_rows = i64(p.batch) * p.heads_q * p.len_q;  // rows of one key range
   T* o = output_rows<T>(p, b, h);
   float* lse = lse_rows(p, b, h);
+  const T* o_partial = static_cast<const T*>(p.o_partial);
   for (int c = int(threadIdx.x); c < kRows * kPerRow; c += THREADS) {
     const int r = c / kPerRow;
     const int col = (c - r * kPerRow) * 4;
     const int row = int(blockIdx.x) * kRows + r;
     if (row >= p.len_q) continue;
     const i64 first = (i64(b) * p.heads_q + h) * p.len_q + row;  // in range 0
-    float m = neg_inf();
-    for (int s = 0; s < p.kv_splits; ++s) m = fmaxf(m, p.lse_partial[first + s * range_rows]);
+    float m = neg_inf(), sum = 0.f;  // in log2 units
     float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    float sum = 0.f;
-    if (m != neg_inf()) {
-      for (int s = 0; s < p.kv_splits; ++s) {
-        const i64 at = first + s * range_rows;
-        const float w = exp2f((p.lse_partial[at] - m) * (1.f / kLn2));
-        const F4 part = load4<T>(static_cast<const T*>(p.o_partial) + at * HEAD_DIM + col);
-        sum += w;
-        for (int e = 0; e < 4; ++e) acc[e] = fmaf(w, part.v[e], acc[e]);
+    for (int s0 = 0; s0 < p.kv_splits; s0 += kInFlight) {
+      float part_lse[kInFlight];
+      F4 part[kInFlight];
+#pragma unroll
+      for (int i = 0; i < kInFlight; ++i) {
+        const i64 at = first + (s0 + i) * range_rows;
+        const bool in = s0 + i < p.kv_splits;
+        part_lse[i] = in ? p.lse_partial[at] * (1.f / kLn2) : neg_inf();
+        part[i] = in ? load4<T>(o_partial + at * HEAD_DIM + col) : F4{};
       }
+      float m_group = m;
+#pragma unroll
+      for (int i = 0; i < kInFlight; ++i) m_group = fmaxf(m_group, part_lse[i]);
+      if (m_group == neg_inf()) continue;  // no range so far saw a key
+      const float rescale = exp2f(m - m_group);  // 0 while m is -inf
+      sum *= rescale;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[e] *= rescale;
+#pragma unroll
+      for (int i = 0; i < kInFlight; ++i) {
+        const float w = exp2f(part_lse[i] - m_group);  // 0 for an empty range
+        sum += w;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[e] = fmaf(w, part[i].v[e], acc[e]);
+      }
+      m = m_group;
     }
     const float inv = sum > 0.f ? 1.f / sum : 0.f;
     store4<T>(o + i64(row) * p.o_stride_l + col, acc[0] * inv, acc[1] * inv, acc[2] * inv,
               acc[3] * inv);
-    if (lse != nullptr && col == 0) lse[row] = sum > 0.f ? m + log2f(sum) * kLn2 : neg_inf();
+    if (lse != nullptr && col == 0) lse[row] = sum > 0.f ? (m + log2f(sum)) * kLn2 : neg_inf();
   }
 }
 
