@@ -78,7 +78,7 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
     const int row = int(blockIdx.x) * kRows + r;
     if (row >= p.len_q) continue;
     const i64 first = (i64(b) * p.heads_q + h) * p.len_q + row;  // in range 0
-    float m = neg_inf(), sum = 0.f;  // in log2 units
+    float m = neg_inf(), sum = 0.f;
     float acc[4] = {0.f, 0.f, 0.f, 0.f};
     for (int s0 = 0; s0 < p.kv_splits; s0 += kInFlight) {
       float part_lse[kInFlight];
@@ -87,20 +87,20 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
       for (int i = 0; i < kInFlight; ++i) {
         const i64 at = first + (s0 + i) * range_rows;
         const bool in = s0 + i < p.kv_splits;
-        part_lse[i] = in ? p.lse_partial[at] * (1.f / kLn2) : neg_inf();
+        part_lse[i] = in ? p.lse_partial[at] : neg_inf();  // `at` read only when in
         part[i] = in ? load4<T>(o_partial + at * HEAD_DIM + col) : F4{};
       }
       float m_group = m;
 #pragma unroll
       for (int i = 0; i < kInFlight; ++i) m_group = fmaxf(m_group, part_lse[i]);
       if (m_group == neg_inf()) continue;  // no range so far saw a key
-      const float rescale = exp2f(m - m_group);  // 0 while m is -inf
+      const float rescale = exp2f((m - m_group) * (1.f / kLn2));  // 0 while m is -inf
       sum *= rescale;
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[e] *= rescale;
 #pragma unroll
       for (int i = 0; i < kInFlight; ++i) {
-        const float w = exp2f(part_lse[i] - m_group);  // 0 for an empty range
+        const float w = exp2f((part_lse[i] - m_group) * (1.f / kLn2));  // 0: an empty range
         sum += w;
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[e] = fmaf(w, part[i].v[e], acc[e]);
@@ -110,7 +110,7 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
     const float inv = sum > 0.f ? 1.f / sum : 0.f;
     store4<T>(o + i64(row) * p.o_stride_l + col, acc[0] * inv, acc[1] * inv, acc[2] * inv,
               acc[3] * inv);
-    if (lse != nullptr && col == 0) lse[row] = sum > 0.f ? (m + log2f(sum)) * kLn2 : neg_inf();
+    if (lse != nullptr && col == 0) lse[row] = sum > 0.f ? m + log2f(sum) * kLn2 : neg_inf();
   }
 }
 
