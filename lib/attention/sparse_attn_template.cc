@@ -275,11 +275,11 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
 }
 
 // A sliding window that leaves a query tile at most this many key tiles is
-// read in one pass. A one-row decode step visiting two 64-key tiles (H100,
-// B=1, bench/results/2026-12-07-h100-s0-decode/) took 4.2 us in one pass
-// (the unsplit kernel) against 5.5-5.7 split into two to five ranges, and
-// ~1 us more per tile in one pass (18.5 over 16): one pass wins up to about
-// three tiles (5.2 us). B=8 alike: 4.5 against 6.2-7.0 over two tiles.
+// read in one pass (of the split kernel). One-row decode steps on an H100
+// (bench/results/2026-12-07-h100-combine-one-pass/): over two 64-key tiles
+// one pass took 4.6 us at B=1 and 5.0 at B=8, where three ranges had taken
+// 5.7 and 7.0 (2026-12-07-h100-s0-decode/); over three and four tiles the
+// split (four and five ranges) beat one pass in all but one case.
 constexpr int64_t kOnePassWindowTiles = 3;
 
 // Key tiles a query tile of `rows` positions can visit under a sliding
