@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -399,6 +401,23 @@ void RunCase(KernelPool& pool, const Device& device, const Case& c, uint64_t see
   }
   std::printf("%-90s max_abs %.2e rel_l2 %.2e cos %.7f lse %.1e\n", what.c_str(), r.o.max_abs,
               r.o.rel_l2, r.o.cosine, r.lse_max_abs);
+
+  // A second launch into poisoned outputs gives the same bytes: nothing a
+  // launch leaves behind (a split launch's scratch) changes the next.
+  const Tensor poisoned = MakeOutput(p);
+  const std::vector<float> poisoned_lse(lse.size(), std::numeric_limits<float>::quiet_NaN());
+  ASSERT_TRUE(device.CopyToDevice(d.o.data(), poisoned.bytes.data(), o.bytes.size()).ok());
+  ASSERT_TRUE(device.CopyToDevice(d.lse.data(), poisoned_lse.data(), lse.size() * 4).ok());
+  launched = kernel->Launch(ArgsFor(d, q, k, v, o));
+  ASSERT_TRUE(launched.ok()) << what << ": " << launched;
+  synced = device.Synchronize();
+  ASSERT_TRUE(synced.ok()) << what << ": " << synced;
+  std::vector<uint8_t> again(o.bytes.size());
+  std::vector<float> lse_again(lse.size());
+  ASSERT_TRUE(device.CopyToHost(again.data(), d.o.data(), again.size()).ok());
+  ASSERT_TRUE(device.CopyToHost(lse_again.data(), d.lse.data(), lse.size() * 4).ok());
+  EXPECT_TRUE(std::equal(again.begin(), again.end(), o.bytes.begin())) << what << ": second launch";
+  EXPECT_EQ(std::memcmp(lse_again.data(), lse.data(), lse.size() * 4), 0) << what << ": second launch";
 }
 
 void RunCases(KernelPool& pool, const Device& device, const std::vector<Case>& cases) {
