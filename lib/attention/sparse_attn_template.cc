@@ -275,11 +275,12 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
 }
 
 // A sliding window that leaves a query tile at most this many key tiles is
-// read in one pass (of the split kernel). One-row decode steps on an H100
-// (bench/results/2026-12-07-h100-combine-one-pass/): over two 64-key tiles
-// one pass took 4.6 us at B=1 and 5.0 at B=8, where three ranges had taken
-// 5.7 and 7.0 (2026-12-07-h100-s0-decode/); over three and four tiles the
-// split (four and five ranges) beat one pass in all but one case.
+// read in one pass (of the split kernel, which then runs the unsplit code).
+// One-row decode steps on an H100: over two 64-key tiles one pass took 4.4
+// us at B=1 and 4.8 at B=8 (bench/results/2026-12-07-h100-one-range/), where
+// three ranges had taken 5.7 and 7.0 (2026-12-07-h100-s0-decode/); over
+// three and four tiles the split (four and five ranges) beat one pass in all
+// but one case (2026-12-07-h100-combine-one-pass/).
 constexpr int64_t kOnePassWindowTiles = 3;
 
 // Key tiles a query tile of `rows` positions can visit under a sliding
