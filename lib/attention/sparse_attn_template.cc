@@ -215,10 +215,21 @@ constexpr int64_t kRangeCostKeys = 320;
 constexpr double kSplitCostShare = 1.15;
 constexpr double kMinSplitGain = 0.9;
 
+// A decode step's ranges beyond this many put at most one block on each SM.
+// At batch 1 with 8 K / V heads on an H100, 16 ranges (128 blocks) against
+// 32 (256, two per SM): windows of 1024 and 4096 keys 6.43-6.50 and
+// 9.95-10.03 us against 7.00 and 10.43-10.47, no window 50.66-50.72 against
+// 50.69-50.73; at batch 8, four ranges (256 blocks) beat two by 2-9 %
+// (bench/results/2026-12-07-h100-decode-ranges/). Past a few key tiles per
+// range a second block per SM hides little, and the combine reads each row's
+// ranges eight at a time, an L2 round trip per eight.
+constexpr int64_t kDecodeRangesSharingSms = 16;
+
 // The split a launch of these tiles takes by default.
 // A decode step: ranges are doubled while the launch's blocks fill at most
 // half the blocks the GPU holds at once (one query tile per head), so that
-// it fills the GPU instead of streaming each head's K / V through one SM.
+// it fills the GPU instead of streaming each head's K / V through one SM;
+// past kDecodeRangesSharingSms, at most one block per SM.
 // Longer launches whose query tiles leave SMs idle (a prefill chunk at batch
 // 1, or with a tensor-parallel rank's few heads) under a dense, causal or
 // sliding layout, or whose last round would (160 tiles of equal length on
@@ -249,7 +260,9 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
   const int64_t key_tiles = (lk + t.block_n - 1) / t.block_n;
   int64_t splits = 1;
   if (lq <= kMaxSplitQueryRows) {
-    while (2 * splits <= kMaxKvSplits && 2 * blocks * splits <= resident &&
+    const int64_t sms = std::max(1, arch.compute_units);
+    while (2 * splits <= kMaxKvSplits &&
+           2 * blocks * splits <= (2 * splits <= kDecodeRangesSharingSms ? resident : sms) &&
            key_tiles >= 2 * splits * kMinTilesPerSplit) {
       splits *= 2;
     }

@@ -233,8 +233,11 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
     }
     EXPECT_TRUE(prefill_swept);
   }
+  // 8 packed tiles: 16 ranges put a block on 128 of the 132 SMs, and more
+  // than 16 take at most one block per SM; on an MI300X's 304 CUs, 32.
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(DecodeShape(32768), Arch("sm_90a"))),
-            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=32,STAGES=2,WAVES=4");
+            "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=16,STAGES=2,WAVES=4");
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(DecodeShape(32768), Arch("gfx942"))), 32);
   // Eight times the batch: 64 packed tiles, four ranges each.
   EXPECT_EQ(KernelConfigToString(
                 T().DefaultConfig(DecodeShape(8192).Set("b", 8), Arch("sm_90a"))),
