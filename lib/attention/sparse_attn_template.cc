@@ -217,9 +217,10 @@ constexpr double kMinSplitGain = 0.9;
 
 // A decode step's ranges beyond this many put at most one block on each SM.
 // At batch 1 with 8 K / V heads on an H100, 16 ranges (128 blocks) against
-// 32 (256, two per SM): windows of 1024 and 4096 keys 6.43-6.50 and
-// 9.95-10.03 us against 7.00 and 10.43-10.47, no window 50.66-50.72 against
-// 50.69-50.73; at batch 8, four ranges (256 blocks) beat two by 2-9 %
+// 32 (256, two per SM; 17 under a window of 1024 keys, one per key tile):
+// windows of 1024 and 4096 keys 6.43-6.59 and 9.95-10.15 us against
+// 6.99-7.09 and 10.60-10.68, no window 50.66-50.72 against 50.69-50.73; at
+// batch 8, four ranges (256 blocks) beat two by 2-8 %
 // (bench/results/2026-12-07-h100-decode-ranges/). Past a few key tiles per
 // range a second block per SM hides little, and the combine reads each row's
 // ranges eight at a time, an L2 round trip per eight.
