@@ -238,6 +238,13 @@ TEST(SparseAttnTemplateTest, DecodeDefaultsSplitKeyRanges) {
   EXPECT_EQ(KernelConfigToString(T().DefaultConfig(DecodeShape(32768), Arch("sm_90a"))),
             "BLOCK_M=64,BLOCK_N=64,KV_SPLITS=16,STAGES=2,WAVES=4");
   EXPECT_EQ(KvSplitsOf(T().DefaultConfig(DecodeShape(32768), Arch("gfx942"))), 32);
+  // Fewer packed tiles go on past 16 ranges while a block per SM is left:
+  // 4 tiles to 32 ranges (128 blocks), 1 tile (a tensor-parallel rank's
+  // one K / V head) to the most, 64.
+  const Shape four_heads = DecodeShape(131072).Set("hq", 16).Set("hkv", 4);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(four_heads, Arch("sm_90a"))), 32);
+  const Shape one_head = DecodeShape(131072).Set("hq", 4).Set("hkv", 1);
+  EXPECT_EQ(KvSplitsOf(T().DefaultConfig(one_head, Arch("sm_90a"))), 64);
   // Eight times the batch: 64 packed tiles, four ranges each.
   EXPECT_EQ(KernelConfigToString(
                 T().DefaultConfig(DecodeShape(8192).Set("b", 8), Arch("sm_90a"))),
