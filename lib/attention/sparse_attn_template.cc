@@ -259,9 +259,9 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
           : BlocksPerCu(engine, t.block_m, t.block_n, t.waves, t.stages, d, smem, arch);
   const int64_t resident = int64_t(std::max(1, per_cu)) * std::max(1, arch.compute_units);
   const int64_t key_tiles = (lk + t.block_n - 1) / t.block_n;
+  const int64_t sms = std::max(1, arch.compute_units);
   int64_t splits = 1;
   if (lq <= kMaxSplitQueryRows) {
-    const int64_t sms = std::max(1, arch.compute_units);
     while (2 * splits <= kMaxKvSplits &&
            2 * blocks * splits <= (2 * splits <= kDecodeRangesSharingSms ? resident : sms) &&
            key_tiles >= 2 * splits * kMinTilesPerSplit) {
@@ -277,7 +277,6 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
     return 1;
   }
   const int64_t range_tiles = (kRangeCostKeys + t.block_n - 1) / t.block_n;
-  const int64_t sms = std::max(1, arch.compute_units);
   auto cost = [&](int64_t s) {
     const int64_t rounds = (blocks * s + sms - 1) / sms;
     return double(rounds * ((key_tiles + s - 1) / s + range_tiles)) * (s > 1 ? kSplitCostShare : 1);

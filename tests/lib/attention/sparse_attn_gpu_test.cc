@@ -368,12 +368,23 @@ void RunCase(KernelPool& pool, const Device& device, const Case& c, uint64_t see
   ASSERT_TRUE(dmask.ok()) << dmask.status();
   d.mask = std::move(*dmask);
 
-  absl::Status launched = kernel->Launch(ArgsFor(d, q, k, v, o));
-  ASSERT_TRUE(launched.ok()) << what << ": " << launched;
-  absl::Status synced = device.Synchronize();
-  ASSERT_TRUE(synced.ok()) << what << ": " << synced;
-  ASSERT_TRUE(device.CopyToHost(o.bytes.data(), d.o.data(), o.bytes.size()).ok());
-  ASSERT_TRUE(device.CopyToHost(lse.data(), d.lse.data(), lse.size() * sizeof(float)).ok());
+  // Poisons o and lse on the device, launches, and reads them back.
+  const std::vector<uint8_t> poisoned = o.bytes;
+  const std::vector<float> poisoned_lse = lse;
+  const size_t lse_bytes = lse.size() * sizeof(float);
+  auto launch = [&](std::vector<uint8_t>& o_out, std::vector<float>& lse_out) {
+    ASSERT_TRUE(device.CopyToDevice(d.o.data(), poisoned.data(), poisoned.size()).ok());
+    ASSERT_TRUE(device.CopyToDevice(d.lse.data(), poisoned_lse.data(), lse_bytes).ok());
+    absl::Status launched = kernel->Launch(ArgsFor(d, q, k, v, o));
+    ASSERT_TRUE(launched.ok()) << what << ": " << launched;
+    absl::Status synced = device.Synchronize();
+    ASSERT_TRUE(synced.ok()) << what << ": " << synced;
+    o_out.resize(o.bytes.size());
+    lse_out.resize(lse.size());
+    ASSERT_TRUE(device.CopyToHost(o_out.data(), d.o.data(), o_out.size()).ok());
+    ASSERT_TRUE(device.CopyToHost(lse_out.data(), d.lse.data(), lse_bytes).ok());
+  };
+  ASSERT_NO_FATAL_FAILURE(launch(o.bytes, lse));
   CheckResult r =
       ExpectMatchesReference(what, p, *mask, 1.0 / std::sqrt(double(p.head_dim)), q, k, v, o, lse);
   static bool explained = false;
@@ -404,20 +415,11 @@ void RunCase(KernelPool& pool, const Device& device, const Case& c, uint64_t see
 
   // A second launch into poisoned outputs gives the same bytes: nothing a
   // launch leaves behind (a split launch's scratch) changes the next.
-  const Tensor poisoned = MakeOutput(p);
-  const std::vector<float> poisoned_lse(lse.size(), std::numeric_limits<float>::quiet_NaN());
-  ASSERT_TRUE(device.CopyToDevice(d.o.data(), poisoned.bytes.data(), o.bytes.size()).ok());
-  ASSERT_TRUE(device.CopyToDevice(d.lse.data(), poisoned_lse.data(), lse.size() * 4).ok());
-  launched = kernel->Launch(ArgsFor(d, q, k, v, o));
-  ASSERT_TRUE(launched.ok()) << what << ": " << launched;
-  synced = device.Synchronize();
-  ASSERT_TRUE(synced.ok()) << what << ": " << synced;
-  std::vector<uint8_t> again(o.bytes.size());
-  std::vector<float> lse_again(lse.size());
-  ASSERT_TRUE(device.CopyToHost(again.data(), d.o.data(), again.size()).ok());
-  ASSERT_TRUE(device.CopyToHost(lse_again.data(), d.lse.data(), lse.size() * 4).ok());
-  EXPECT_TRUE(std::equal(again.begin(), again.end(), o.bytes.begin())) << what << ": second launch";
-  EXPECT_EQ(std::memcmp(lse_again.data(), lse.data(), lse.size() * 4), 0) << what << ": second launch";
+  std::vector<uint8_t> again;
+  std::vector<float> lse_again;
+  ASSERT_NO_FATAL_FAILURE(launch(again, lse_again));
+  EXPECT_TRUE(again == o.bytes) << what << ": second launch";
+  EXPECT_EQ(std::memcmp(lse_again.data(), lse.data(), lse_bytes), 0) << what << ": second launch";
 }
 
 void RunCases(KernelPool& pool, const Device& device, const std::vector<Case>& cases) {
