@@ -296,6 +296,16 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
 // but one case (2026-12-07-h100-combine-one-pass/).
 constexpr int64_t kOnePassWindowTiles = 3;
 
+// Up to this many key tiles are one pass too where the split's blocks would
+// share SMs: those wait for a second round, and the combine reads their
+// rows. Windows of 192 and 256 keys on an H100, 64 query tiles (B=8) over
+// 4 and 5 ranges: 5.87 and 6.39 us in one pass against 6.87 and 6.93; 32
+// (B=4) over 5 ranges: 6.24 against 6.47; where the ranges' blocks fit the
+// SMs the split stayed ahead (B=1 and 2: 5.26-5.61 against 6.11-6.12 at 256
+// keys) or within 3 % (B=4 at 192 keys: 5.80 against 5.64), and over six
+// tiles it won at B=4 (6.54 against 7.70; 2026-12-07-h100-one-pass-rule/).
+constexpr int64_t kOnePassSharedWindowTiles = 5;
+
 // Key tiles a query tile of `rows` positions can visit under a sliding
 // mask, at most: its window's band of keys (window + rows - 1 positions, or
 // 2 * window + rows - 2 for the two-sided mask), which tile edges may cut at
@@ -813,6 +823,7 @@ class SparseAttnPlanner final : public LaunchPlanner {
   // A persistent grid's blocks: those the GPU holds at once (0: not persistent).
   int64_t persistent_blocks_ = 0;
   int64_t splits_;
+  int64_t sms_;  // the GPU's SMs (CUs)
   int64_t bm_, bn_, lq_, d_;
   int64_t group_;        // query heads per K / V head
   bool packs_ = false;   // PacksGroupedHeads, not warp-specialized
@@ -847,6 +858,7 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
       elem_(int64_t(DTypeSize(shape.dtype()))),
       mask_(MaskKindOf(shape)),
       splits_(splits),
+      sms_(std::max(1, arch.compute_units)),
       bm_(bm),
       bn_(bn),
       lq_(*shape.Get("lq")),
@@ -1036,11 +1048,6 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     }
     p.window = int(window);
     p.global_tokens = int(global_tokens);
-    // At most one range per key tile the window leaves a query tile (more
-    // would stay empty and still cost their blocks and the combine's reads),
-    // and one pass where those tiles are few.
-    const int64_t tiles = SlidingKeyTiles(mask_, window, global_tokens, std::min(bm_, lq_), bn_);
-    p.kv_splits = int(tiles <= kOnePassWindowTiles ? 1 : std::min(splits_, tiles));
   }
   JITK_ASSIGN_OR_RETURN(const int64_t q_offset, args.IntOr(kQOffset, 0));
   if (q_offset < 0 || q_offset > base_.len_k) {
@@ -1067,6 +1074,18 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.q_row_mask = packed_row_mask_;
     p.tile_order = attn::kOrderHeadMajor;
     grid = {uint32_t((p.len_q + bm_ - 1) / bm_), uint32_t(p.heads_q), uint32_t(b_)};
+  }
+  if (IsSlidingMask(mask_)) {
+    // At most one range per key tile the window leaves a query tile (more
+    // would stay empty and still cost their blocks and the combine's reads),
+    // and one pass where those tiles are few.
+    const int64_t tiles =
+        SlidingKeyTiles(mask_, p.window, p.global_tokens, std::min(bm_, lq_), bn_);
+    const int64_t ranges = std::min(splits_, tiles);
+    const int64_t query_tiles = (p.len_q + bm_ - 1) / bm_ * p.heads_q * p.batch;
+    const bool one_pass = tiles <= kOnePassWindowTiles ||
+                          (tiles <= kOnePassSharedWindowTiles && query_tiles * ranges > sms_);
+    p.kv_splits = int(one_pass ? 1 : ranges);
   }
   // A split kernel over one range is one pass: block z's range is every key
   // tile and its "batch" the input's, so it writes o and lse itself.

@@ -716,6 +716,34 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
   EXPECT_EQ(plan.next, nullptr) << "129 keys about the query: parts of three tiles, one pass";
 }
 
+// Windows of four or five key tiles are one pass where the split's blocks
+// would share SMs (kOnePassSharedWindowTiles): the packed query tiles (8 per
+// batch) times the ranges against the H100's 132 SMs.
+TEST(SparseAttnTemplateTest, FewWindowTilesAreOnePassWhereRangesWouldShareSms) {
+  const ArchInfo arch = Arch("sm_90a");
+  ASSERT_EQ(arch.compute_units, 132);
+  KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  split["KV_SPLITS"] = 8;
+  auto ranges = [&](int64_t batch, int64_t window) {
+    const Shape sliding = DecodeShape(32768).Set("b", batch).Set("layout", 2).Set("mask", 2);
+    LaunchPlan plan;
+    LaunchArgs args = GoodArgs(1).Int("window", window).Int("global_tokens", 0);
+    EXPECT_THAT(T().PlanLaunch(split, sliding, arch, args.Int("q_offset", 32767), plan), IsOk());
+    SparseAttnParams p;
+    std::memcpy(&p, plan.args.pointers()[0], sizeof(p));
+    EXPECT_EQ(plan.next == nullptr, p.kv_splits == 1);
+    EXPECT_EQ(plan.grid.z, uint32_t(batch * p.kv_splits));
+    return p.kv_splits;
+  };
+  EXPECT_EQ(ranges(8, 192), 1) << "64 tiles x 4 ranges share SMs";
+  EXPECT_EQ(ranges(8, 256), 1) << "64 tiles x 5 ranges";
+  EXPECT_EQ(ranges(4, 256), 1) << "32 tiles x 5 ranges";
+  EXPECT_EQ(ranges(4, 192), 4) << "32 tiles x 4 ranges fit the SMs";
+  EXPECT_EQ(ranges(2, 256), 5) << "16 tiles x 5 ranges";
+  EXPECT_EQ(ranges(8, 320), 6) << "six tiles: split wherever the blocks go";
+  EXPECT_EQ(ranges(1, 128), 1) << "three tiles: one pass everywhere";
+}
+
 // The combine pass waits for the split pass on the GPU where the kernel
 // can (sm_90 and later: griddepcontrol), so its launch may start early
 // there; elsewhere, and for the split pass itself, launches are plain.
