@@ -298,13 +298,12 @@ constexpr int64_t kOnePassWindowTiles = 3;
 
 // Up to this many key tiles are one pass too where the split's blocks would
 // share SMs: those wait for a second round, and the combine reads their
-// rows. Windows of 192 and 256 keys on an H100, 64 query tiles (B=8) over
-// 4 and 5 ranges: 5.87 and 6.39 us in one pass against 6.87 and 6.93; 32
-// (B=4) over 5 ranges: 6.24 against 6.47; where the ranges' blocks fit the
-// SMs the split stayed ahead (B=1 and 2: 5.26-5.61 against 6.11-6.12 at 256
-// keys) or within 3 % (B=4 at 192 keys: 5.80 against 5.64), and over six
-// tiles it won at B=4 (6.54 against 7.70; 2026-12-07-h100-one-pass-rule/).
-constexpr int64_t kOnePassSharedWindowTiles = 5;
+// rows. One-row steps on an H100 (2026-12-07-h100-one-pass-rule/), 64 packed
+// query tiles (B=8): 192 keys (four tiles) 6.27-6.32 us in one pass against
+// 6.83-6.87 split four ways. Over five tiles one pass of the split kernel
+// gained 2 % at B=8 and lost 2.5 % at B=4 (32 tiles, 160 blocks); at four
+// tiles and B=4 the split's 128 blocks fit the SMs and it stays.
+constexpr int64_t kOnePassSharedWindowTiles = 4;
 
 // Key tiles a query tile of `rows` positions can visit under a sliding
 // mask, at most: its window's band of keys (window + rows - 1 positions, or

@@ -716,9 +716,9 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
   EXPECT_EQ(plan.next, nullptr) << "129 keys about the query: parts of three tiles, one pass";
 }
 
-// Windows of four or five key tiles are one pass where the split's blocks
-// would share SMs (kOnePassSharedWindowTiles): the packed query tiles (8 per
-// batch) times the ranges against the H100's 132 SMs.
+// A window of four key tiles is one pass where the split's blocks would
+// share SMs (kOnePassSharedWindowTiles): the packed query tiles (8 per batch)
+// times the ranges against the H100's 132 SMs.
 TEST(SparseAttnTemplateTest, FewWindowTilesAreOnePassWhereRangesWouldShareSms) {
   const ArchInfo arch = Arch("sm_90a");
   ASSERT_EQ(arch.compute_units, 132);
@@ -736,11 +736,9 @@ TEST(SparseAttnTemplateTest, FewWindowTilesAreOnePassWhereRangesWouldShareSms) {
     return p.kv_splits;
   };
   EXPECT_EQ(ranges(8, 192), 1) << "64 tiles x 4 ranges share SMs";
-  EXPECT_EQ(ranges(8, 256), 1) << "64 tiles x 5 ranges";
-  EXPECT_EQ(ranges(4, 256), 1) << "32 tiles x 5 ranges";
+  EXPECT_EQ(ranges(5, 192), 1) << "40 tiles x 4 ranges";
   EXPECT_EQ(ranges(4, 192), 4) << "32 tiles x 4 ranges fit the SMs";
-  EXPECT_EQ(ranges(2, 256), 5) << "16 tiles x 5 ranges";
-  EXPECT_EQ(ranges(8, 320), 6) << "six tiles: split wherever the blocks go";
+  EXPECT_EQ(ranges(8, 256), 5) << "five tiles: split wherever the blocks go";
   EXPECT_EQ(ranges(1, 128), 1) << "three tiles: one pass everywhere";
 }
 
