@@ -4,35 +4,18 @@ written once), at the headline shape.
 
 A block-sparse launch at low density does a fifth of causal's FLOPs on the
 same bytes, so its time cannot fall below this floor; prints, per kernel,
-milliseconds (minimum and median over the passes), GB moved and TB/s.
+milliseconds (minimum and median over the passes of a CUDA graph's replay,
+decode_step.replay_us), GB moved and TB/s.
 
 usage: python3 memory_floor.py [--b 4] [--h 32] [--l 4096] [--d 128]
            [--dtype float16] [--calls 20] [--passes 7]
 """
 
 import argparse
-import statistics
 
 import torch
 
-
-def replay_ms(fn, calls, passes):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    samples = []
-    for _ in range(passes):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        torch.cuda.synchronize()
-        samples.append(start.elapsed_time(end) / calls)
-    return min(samples), statistics.median(samples)
+from decode_step import replay_us
 
 
 def main():
@@ -59,7 +42,7 @@ def main():
         args.passes))
     print("{:>36} {:>8} {:>8} {:>6} {:>6}".format("kernel", "min_ms", "med_ms", "GB", "TB/s"))
     for name, fn, tensors in kernels:
-        best, median = replay_ms(fn, args.calls, args.passes)
+        best, median = (us / 1e3 for us in replay_us(fn, args.calls, args.passes))
         gb = tensors * tensor_gb
         print("{:>36} {:>8.4f} {:>8.4f} {:>6.3f} {:>6.2f}".format(name, best, median, gb, gb / best))
 
