@@ -309,11 +309,13 @@ template <int BLOCK_M, int BLOCK_N, int WAVES, int STAGES, int HEAD_DIM, typenam
           int ENGINE, bool SPLIT>
 JITK_DEVICE void fwd_block(const SparseAttnParams& p, char* smem) {
   if (ran_combine_pass<HEAD_DIM, WAVES * kWaveSize, T, SPLIT>(p)) return;
-  if constexpr (SPLIT) {
+  if constexpr (SPLIT && ENGINE == kEngineWgmma) {
     // A launch of one range runs the unsplit code, whose schedule starts at
     // a known first tile: a 4.6 us decode step of the split code takes 4.4
-    // (bench/results/2026-12-07-h100-one-range/). Not in mma_tma_block: there
-    // both paths in one kernel spill.
+    // (bench/results/2026-12-07-h100-one-range/). The wgmma engine's only:
+    // with both paths the other engines' decode kernels spill (sm_80's mma
+    // and the fma engine at d = 128, the MFMA engine's SGPRs on gfx90a;
+    // bench/results/2026-12-07-cpu-decode-spills/), as mma_tma_block's did.
     if (p.kv_splits == 1) {
       fwd_block<BLOCK_M, BLOCK_N, WAVES, STAGES, HEAD_DIM, T, MASK, ENGINE, false>(p, smem);
       return;

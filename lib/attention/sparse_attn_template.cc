@@ -361,6 +361,13 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       if (2 * attn::SmemBytes(attn::kEngineMma, 128, 64, 2, d, elem) > arch.lds_bytes_per_cu) {
         std::swap(tiles[0], tiles[1]);
       }
+      // Decode steps with tensor copies (sm_90 and later): 64-row tiles, as
+      // the wgmma engine's; there 128x64 spills at d = 128 (258 bytes in the
+      // causal split kernel, 234 in the unsplit sliding one; 64x64 none,
+      // bench/results/2026-12-07-cpu-decode-spills/). Untimed.
+      if (*shape.Get("lq") <= kMaxSplitQueryRows && MmaTensorCopies(engine, arch)) {
+        std::swap(tiles[0], tiles[2]);
+      }
       return tiles;
     }
     case attn::kEngineMfma: {

@@ -468,6 +468,21 @@ TEST(EmulatedWave32Test, MmaF16CausalChunkAtTheEndOfTheKeys) {
   RunEmulated<E, Maps>(&MmaTmaFwd<16, 16, 1, 2, 32, jitk_emu32::f16, 1>, run, *mask);
 }
 
+// A causal decode step with the tiles of the mma engine's decode default
+// from sm_90 on (64 x 64, four warps of one m-tile): one query at the last
+// of 300 keys, a group's four heads packed as rows, the keys in 4 ranges.
+TEST(EmulatedWave32Test, MmaTmaCausalDecodeDefaultTiles) {
+  absl::StatusOr<BlockMask> mask = BlockMask::Causal(1, 300, 64, 299);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(64, 64, 4, 2);
+  config["KV_SPLITS"] = 4;
+  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 300, 32), config, "sm_90",
+                  "jitk::sparse_attn_tma_split_fwd<64, 64, 4, 2, 32, jitk::f16, 1>"};
+  run.expected_heads_q = 2;
+  run.expected_launches = 2;
+  RunEmulated<E, Maps>(&MmaTmaFwd<64, 64, 4, 2, 32, jitk_emu32::f16, 1, true>, run, *mask);
+}
+
 // A sliding-window model's decode step: one query at the last key, a
 // group's three heads packed as the rows of one tile (all at that
 // position), unsplit and split, and a split of one range in one pass.

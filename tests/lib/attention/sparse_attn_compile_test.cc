@@ -64,6 +64,27 @@ absl::StatusOr<CompileFor> ForCompiling(const std::string& name, std::string* sk
   return CompileFor{*target, *arch};
 }
 
+// Spills (bytes, or registers on AMD) a default config may report: none,
+// but where the constants above say why.
+int AllowedSpillBytes(const Shape& shape, const KernelConfig& config, const ArchInfo& arch) {
+  const int engine = SparseAttnEngine(shape, arch);
+  // The warp-specialized wgmma engine's computing warpgroups (232
+  // registers after setmaxnreg) spill a few values at d=128 and run
+  // fastest anyway (bench/results/2026-12-03-h200-wgmma-ws/); the
+  // bound catches a config that starts spilling its tiles.
+  const bool specialized =
+      engine == attn::kEngineWgmma &&
+      attn::WgmmaWarpSpecialized(int(config.at("BLOCK_M")), int(config.at("WAVES")));
+  const bool mma128 = engine == attn::kEngineMma && *shape.Get("d") == 128;
+  const bool tma = SparseAttnMmaTensorCopies(shape, arch);
+  const bool sliding = shape.GetOr("layout", 0) == int64_t(AttentionLayout::kSlidingWindow);
+  return specialized                ? kSpecializedSpillBytes
+         : mma128 && tma && sliding ? kMmaTmaSlidingSpillBytes
+         : mma128 && tma            ? kMmaTmaSpillBytes
+         : mma128                   ? kMmaSpillBytes
+                                    : 0;
+}
+
 // An attention shape of one batch, 8 heads, 4096 queries and keys.
 Shape AttnShape(DType dtype, int d, int layout, int block = 128) {
   return Shape(dtype)
@@ -107,21 +128,7 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
                     r.scratch_bytes, r.spills);
         EXPECT_GT(r.registers, 0) << what;
         EXPECT_LE(r.registers, arch.max_registers_per_thread) << what;
-        // The warp-specialized wgmma engine's computing warpgroups (232
-        // registers after setmaxnreg) spill a few values at d=128 and run
-        // fastest anyway (bench/results/2026-12-03-h200-wgmma-ws/); the
-        // bound catches a config that starts spilling its tiles.
-        const bool specialized =
-            engine == attn::kEngineWgmma &&
-            attn::WgmmaWarpSpecialized(int(config.at("BLOCK_M")), int(config.at("WAVES")));
-        const bool mma128 = engine == attn::kEngineMma && d == 128;
-        const bool tma = SparseAttnMmaTensorCopies(shape, arch);
-        const bool sliding = layout == int(AttentionLayout::kSlidingWindow);
-        const int allowed = specialized                ? kSpecializedSpillBytes
-                            : mma128 && tma && sliding ? kMmaTmaSlidingSpillBytes
-                            : mma128 && tma            ? kMmaTmaSpillBytes
-                            : mma128                   ? kMmaSpillBytes
-                                                       : 0;
+        const int allowed = AllowedSpillBytes(shape, config, arch);
         EXPECT_LE(r.spills, allowed) << what;
         EXPECT_LE(r.scratch_bytes, allowed) << what;
         if (engine == attn::kEngineWgmma) {
@@ -144,6 +151,58 @@ TEST_P(SparseAttnCompileTest, EveryLayoutDtypeAndHeadDim) {
       }
     }
   }
+}
+
+// Decode steps: one query row at the end of a long K / V cache under every
+// mask, d = 128, each dtype. Their defaults split the keys where the grouped
+// heads pack (batch 1) and run unsplit with a block mask per head at batch
+// 8: both kernels compile within the allowances above. A split kernel that
+// also holds the unsplit code spilled on sm_80, for fp32 and on gfx90a
+// (bench/results/2026-12-07-cpu-decode-spills/).
+TEST_P(SparseAttnCompileTest, EveryDecodeDefault) {
+  const std::string arch_name = GetParam();
+  std::string skip;
+  absl::StatusOr<CompileFor> c = ForCompiling(arch_name, &skip);
+  ASSERT_TRUE(c.ok()) << c.status();
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const KernelTemplate& t = SparseAttnKernelTemplate();
+  const std::pair<AttentionLayout, int> masks[] = {
+      {AttentionLayout::kDense, attn::kMaskNone},
+      {AttentionLayout::kCausal, attn::kMaskCausal},
+      {AttentionLayout::kSlidingWindow, attn::kMaskSlidingCausal},
+      {AttentionLayout::kSlidingWindow, attn::kMaskSliding}};
+  bool split = false, unsplit = false;
+  for (auto [layout, mask] : masks) {
+    for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+      for (int64_t batch : {1, 8}) {
+        Shape shape = Shape(dtype)
+                          .Set("b", batch)
+                          .Set("hq", 32)
+                          .Set("hkv", 8)
+                          .Set("lq", 1)
+                          .Set("lk", 32768)
+                          .Set("d", 128)
+                          .Set("layout", int64_t(layout))
+                          .Set("mask", mask);
+        if (batch == 8) shape.Set("mask_per_head", 1);
+        const KernelConfig config = t.DefaultConfig(shape, c->arch);
+        const bool splits = config.contains("KV_SPLITS") && config.at("KV_SPLITS") > 1;
+        (splits ? split : unsplit) = true;
+        const std::string what =
+            absl::StrCat(arch_name, " ", shape.Key(), " {", KernelConfigToString(config), "}");
+        absl::StatusOr<CompiledKernel> compiled =
+            CompileTemplate(t, shape, config, c->target, c->arch, CodeObjectCache::kBypass);
+        ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.status();
+        const ResourceUsage& r = compiled->resources;
+        std::printf("%-90s regs %3d spills %d scratch %d\n", what.c_str(), r.registers, r.spills,
+                    r.scratch_bytes);
+        const int allowed = AllowedSpillBytes(shape, config, c->arch);
+        EXPECT_LE(r.spills, allowed) << what;
+        EXPECT_LE(r.scratch_bytes, allowed) << what;
+      }
+    }
+  }
+  EXPECT_TRUE(split && unsplit) << "both kernels compiled";
 }
 
 // The MFMA engine takes any head dim that is a multiple of 32: the CDNA
