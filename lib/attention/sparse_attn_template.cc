@@ -366,7 +366,7 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // causal split kernel, 234 in the unsplit sliding one; 64x64 none,
       // bench/results/2026-12-07-cpu-decode-spills/). Untimed.
       if (*shape.Get("lq") <= kMaxSplitQueryRows && MmaTensorCopies(engine, arch)) {
-        std::swap(tiles[0], tiles[2]);
+        std::swap(tiles[0], tiles[2]);  // {64, 64, 4, 2} first
       }
       return tiles;
     }
@@ -809,6 +809,10 @@ class SparseAttnPlanner final : public LaunchPlanner {
   bool EvenGroupRows(long long stride_h, long long stride_l) const {
     return lq_ == 1 || stride_h == lq_ * stride_l;
   }
+  // Query tiles of a launch of p (its rows packed or not), per key range.
+  int64_t QueryTilesOf(const SparseAttnParams& p) const {
+    return (p.len_q + bm_ - 1) / bm_ * p.heads_q * p.batch;
+  }
   // A split launch (splits_ > 1): the split pass into the scratch, then
   // the combine pass into o and lse; p.kv_splits ranges.
   void FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPlan& plan) const;
@@ -1088,9 +1092,8 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     const int64_t tiles =
         SlidingKeyTiles(mask_, p.window, p.global_tokens, std::min(bm_, lq_), bn_);
     const int64_t ranges = std::min(splits_, tiles);
-    const int64_t query_tiles = (p.len_q + bm_ - 1) / bm_ * p.heads_q * p.batch;
     const bool one_pass = tiles <= kOnePassWindowTiles ||
-                          (tiles <= kOnePassSharedWindowTiles && query_tiles * ranges > sms_);
+                          (tiles <= kOnePassSharedWindowTiles && QueryTilesOf(p) * ranges > sms_);
     p.kv_splits = int(one_pass ? 1 : ranges);
   }
   // A split kernel over one range is one pass: block z's range is every key
@@ -1118,7 +1121,7 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   part.o_stride_b = p.heads_q * part.o_stride_h;
   // A persistent grid walks every range of every query tile (its launches
   // are never packed: p's rows are the query's).
-  const int64_t items = (p.len_q + bm_ - 1) / bm_ * p.heads_q * p.batch * p.kv_splits;
+  const int64_t items = QueryTilesOf(p) * p.kv_splits;
   plan.grid = persistent_blocks_ > 0
                   ? Dim3{uint32_t(std::min(items, persistent_blocks_)), 1, 1}
                   : Dim3{grid.x, grid.y, uint32_t(grid.z * p.kv_splits)};
