@@ -5,7 +5,7 @@
 # Then the defaults on the headline attention cases (attention_ab.sh, two
 # passes) and decode steps under windows of 1024 and 4096 keys with 128-key
 # tiles beside the default's 64.
-cd "$(dirname "$0")/../../..
+cd "$(dirname "$0")/../../.."
 B=.carry/build
 L=/tmp/logs_f; rm -rf $L; mkdir -p "$OUT" $L
 S="$OUT/summary.txt"

@@ -4,7 +4,7 @@
 # defaults, over one, two and the default's ranges; then the d = 64 configs
 # of the timing test, four stages among them (attention_ab.sh SWEEP=1, two
 # passes).
-cd "$(dirname "$0")/../../..
+cd "$(dirname "$0")/../../.."
 B=.carry/build
 L=/tmp/logs_v2; rm -rf $L; mkdir -p "$OUT" $L
 S="$OUT/summary.txt"

@@ -5,7 +5,7 @@
 # attention cases (attention_ab.sh, two passes); decode steps under windows
 # of 256, 1024 and 4096 keys: the default, its range count pinned, and
 # three K / V stages instead of two.
-cd "$(dirname "$0")/../../..
+cd "$(dirname "$0")/../../.."
 B=.carry/build
 L=/tmp/logs_v1; rm -rf $L; mkdir -p "$OUT" $L
 S="$OUT/summary.txt"

@@ -4,7 +4,7 @@
 # (.carry/tpl_base, "base"): the warp-specialized defaults on sm_90a, three
 # alternating passes; the mma engine (sm_90) on causal L=4096, two passes;
 # then the attention GPU tests on the build.
-cd "$(dirname "$0")/../../..
+cd "$(dirname "$0")/../../.."
 B=.carry/build
 mkdir -p "$OUT"
 S="$OUT/summary.txt"

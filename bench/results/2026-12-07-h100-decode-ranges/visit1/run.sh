@@ -2,7 +2,7 @@
 # One device visit: decode steps under windows of 1024 and 4096 keys, the
 # default's range counts and stages against others (KV_SPLITS 8, 16, 64;
 # three stages), B=1 and B=8, one pass each.
-cd "$(dirname "$0")/../../../..
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 mkdir -p "$OUT"
 echo "commit $(cat $B/COMMIT | head -1) $(date -u +%FT%TZ)" > $OUT/summary.txt

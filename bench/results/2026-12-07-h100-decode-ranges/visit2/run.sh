@@ -2,7 +2,7 @@
 # One device visit: decode steps with the range count pinned (KV_SPLITS 2,
 # 4, 8, 16, 32; 64/64/4/2) beside the default, without a window and under
 # windows of 1024 and 4096 keys, B=1 and B=8; two passes.
-cd "$(dirname "$0")/../../../..
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 mkdir -p "$OUT"
 echo "commit $(cat $B/COMMIT | head -1) $(date -u +%FT%TZ)" > $OUT/summary.txt

@@ -2,7 +2,7 @@
 # One device visit (.carry/build of the commit in COMMIT): decode steps under
 # windows of 192 to 320 keys at batch 1 to 8, one pass (KV_SPLITS=1) and two
 # ranges against the default's ranges.
-cd "$(dirname "$0")/../../../..
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 L=/tmp/logs_v3; rm -rf $L; mkdir -p "$OUT" $L
 S="$OUT/summary.txt"

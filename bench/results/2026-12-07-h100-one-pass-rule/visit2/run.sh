@@ -3,7 +3,7 @@
 # kOnePassSharedWindowTiles (windows of 192 and 256 keys at B=4 and 8), this
 # build's library against the previous one's (.carry/old), two alternating
 # passes; then every GPU test (check_all.sh GPU_ONLY=1) and the Python tests.
-cd "$(dirname "$0")/../../../..
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 L=/tmp/logs_v4; rm -rf $L; mkdir -p "$OUT" $L
 S="$OUT/summary.txt"

@@ -3,7 +3,7 @@
 # templates (each row's maximum a chain) and with ../row_max_tree.patch applied (trees,
 # both rows side by side): ptxas registers and spills, and the softmax's
 # max.f32 instructions in the PTX.
-cd "$(dirname "$0")/../../../..
+cd "$(dirname "$0")/../../../.."
 N=/usr/local/cuda-13.0/bin
 D=bench/results/2026-12-07-h100-row-max-tree/cpu-ptxas
 rm -rf /tmp/base && mkdir -p /tmp/base && git archive bc48606 kernel_templates | tar -x -C /tmp/base

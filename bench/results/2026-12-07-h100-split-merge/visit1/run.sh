@@ -6,7 +6,7 @@
 # windows of 256 (5 ranges) and 1024 keys (17), B=1 and B=8, two
 # alternating passes. Then the attention GPU tests on the build (each case
 # launched twice: the merge's counters left at zero).
-cd "$(dirname "$0")/../../../..
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 mkdir -p "$OUT"
 S="$OUT/summary.txt"

@@ -5,7 +5,7 @@
 # the combine pass (139cfe2's library, .carry/old, with a5800f4's
 # templates): decode steps under windows of 256 and 1024 keys, B=1 and
 # B=8, two alternating passes; then the wgmma GPU test on tpl_acqrel.
-cd "$(dirname "$0")/../../../..
+cd "$(dirname "$0")/../../../.."
 B=.carry/build
 mkdir -p "$OUT"
 S="$OUT/summary.txt"
