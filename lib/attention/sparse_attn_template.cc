@@ -315,6 +315,26 @@ int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t
   return (band - 1 + block_n - 1) / block_n + 1 + (global_tokens + block_n - 1) / block_n;
 }
 
+// Key tiles the kernel visits for query rows at positions [first_row,
+// first_row + rows) under a sliding mask: it walks the block mask's blocks
+// whole, every BLOCK_N tile of each block the window's band or the global
+// tokens touch. Where a window's keys cross one more block edge than
+// SlidingKeyTiles' tiles show, ranges capped by that count took two tiles
+// each in some of them: one query row, 512 keys at key 32730, 10 tiles in
+// 9 ranges 7.10 us, in 8 6.60; 576 keys, 10 tiles in 10 ranges 6.22-6.27
+// (bench/results/2026-12-07-h100-range-tiles/).
+int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64_t first_row,
+                          int64_t rows, int64_t len_k, int64_t block, int64_t block_n) {
+  const int64_t last_row = first_row + rows - 1;
+  const int64_t first_key = std::max<int64_t>(0, first_row - window + 1);
+  const int64_t last_key =
+      std::min(len_k - 1, mask == attn::kMaskSliding ? last_row + window - 1 : last_row);
+  const int64_t global_blocks = (std::min(global_tokens, len_k) + block - 1) / block;
+  const int64_t first_band_block = std::max(first_key / block, global_blocks);
+  const int64_t band_blocks = std::max<int64_t>(0, last_key / block - first_band_block + 1);
+  return (global_blocks + band_blocks) * (block / block_n);
+}
+
 // Built-in defaults, first valid one wins; from the H200 sweeps under
 // bench/results/ that each case names (a tuned DB overrides them).
 std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchInfo& arch) {
@@ -1088,13 +1108,18 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
   if (IsSlidingMask(mask_)) {
     // At most one range per key tile the window leaves a query tile (more
     // would stay empty and still cost their blocks and the combine's reads),
-    // and one pass where those tiles are few.
+    // and one pass where those tiles are few. Where the launch's rows sit in
+    // one query tile (a decode step) the ranges take the tiles the kernel
+    // will visit from their positions.
     const int64_t tiles =
         SlidingKeyTiles(mask_, p.window, p.global_tokens, std::min(bm_, lq_), bn_);
-    const int64_t ranges = std::min(splits_, tiles);
-    const bool one_pass = tiles <= kOnePassWindowTiles ||
-                          (tiles <= kOnePassSharedWindowTiles && QueryTilesOf(p) * ranges > sms_);
-    p.kv_splits = int(one_pass ? 1 : ranges);
+    const bool one_pass =
+        tiles <= kOnePassWindowTiles ||
+        (tiles <= kOnePassSharedWindowTiles && QueryTilesOf(p) * std::min(splits_, tiles) > sms_);
+    const int64_t visited = lq_ <= bm_ ? SlidingBlockTiles(mask_, p.window, p.global_tokens,
+                                                           p.q_offset, lq_, p.len_k, p.block, bn_)
+                                       : tiles;
+    p.kv_splits = int(one_pass ? 1 : std::min(splits_, visited));
   }
   // A split kernel over one range is one pass: block z's range is every key
   // tile and its "batch" the input's, so it writes o and lse itself.

@@ -651,19 +651,21 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
 }
 
 // Under a sliding mask a split launch takes at most one key range per key
-// tile of the window (and the global tokens) a query tile can visit: both
-// passes see the same count, the scratch stays the config's. Three tiles or
-// fewer (kOnePassWindowTiles, from decode steps timed on an H100) are one
-// pass of the split kernel.
-TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
+// tile the kernel visits: every 64-key tile of each 128-token mask block the
+// window (and the global tokens) touch at the launch's query position. Both
+// passes see the same count, the scratch stays the config's. Windows of
+// three tiles or fewer by the count over every position (SlidingKeyTiles,
+// kOnePassWindowTiles, from decode steps timed on an H100) are one pass of
+// the split kernel.
+TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   const ArchInfo arch = Arch("sm_90a");
   KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
   split["KV_SPLITS"] = 32;
   const Shape sliding = DecodeShape(32768).Set("layout", 2).Set("mask", 2);
-  auto ranges = [&](int64_t window, int64_t global_tokens) {
+  auto ranges = [&](int64_t window, int64_t global_tokens, int64_t q_offset) {
     LaunchPlan plan;
     LaunchArgs args = GoodArgs(1).Int("window", window).Int("global_tokens", global_tokens);
-    EXPECT_THAT(T().PlanLaunch(split, sliding, arch, args.Int("q_offset", 32767), plan), IsOk());
+    EXPECT_THAT(T().PlanLaunch(split, sliding, arch, args.Int("q_offset", q_offset), plan), IsOk());
     SparseAttnParams part, merge;
     std::memcpy(&part, plan.args.pointers()[0], sizeof(part));
     if (plan.next == nullptr) {  // one pass, into the caller's o and lse
@@ -692,24 +694,37 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheWindowsKeyTiles) {
     }
     return most;
   };
+  // The 64-key tiles of the 128-token blocks a query at q sees keys of.
+  auto visited_tiles = [](int64_t window, int64_t global_tokens, int64_t q) {
+    std::set<int64_t> blocks;
+    for (int64_t k = 0; k < global_tokens; ++k) blocks.insert(k / 128);
+    for (int64_t k = std::max<int64_t>(0, q - window + 1); k <= q; ++k) blocks.insert(k / 128);
+    return 2 * int64_t(blocks.size());
+  };
   const std::pair<int64_t, int64_t> windows_and_global_tokens[] = {
-      {1, 0},   {2, 0},   {64, 0},   {65, 0},     {128, 0},
-      {129, 0}, {130, 0}, {1000, 0}, {1024, 128}, {300, 5}};
+      {1, 0},   {2, 0},   {64, 0},   {65, 0},    {128, 0},    {129, 0},
+      {130, 0}, {512, 0}, {576, 0},  {1000, 0},  {1024, 128}, {300, 5}};
   for (auto [window, global_tokens] : windows_and_global_tokens) {
-    SCOPED_TRACE(absl::StrCat("window ", window, " global ", global_tokens));
-    const int64_t most = most_tiles(window, global_tokens);
-    EXPECT_EQ(ranges(window, global_tokens), most <= 3 ? 1 : most);
+    for (int64_t q : {32767, 32730}) {
+      SCOPED_TRACE(absl::StrCat("window ", window, " global ", global_tokens, " query at ", q));
+      EXPECT_EQ(ranges(window, global_tokens, q),
+                most_tiles(window, global_tokens) <= 3 ? 1 : visited_tiles(window, global_tokens, q));
+    }
   }
-  EXPECT_EQ(ranges(129, 0), 1) << "two full tiles, or parts of three: one pass";
-  EXPECT_EQ(ranges(130, 0), 4) << "parts of four";
-  EXPECT_EQ(ranges(8192, 0), 32) << "the config's";
+  EXPECT_EQ(ranges(129, 0, 32767), 1) << "two full tiles, or parts of three: one pass";
+  EXPECT_EQ(ranges(130, 0, 32767), 4) << "parts of four tiles, in two blocks";
+  EXPECT_EQ(ranges(512, 0, 32767), 8) << "512 keys ending on a block edge: four blocks";
+  EXPECT_EQ(ranges(512, 0, 32730), 10) << "512 keys across five blocks";
+  EXPECT_EQ(ranges(8192, 0, 32767), 32) << "the config's";
   // The two-sided window counts both sides.
   const Shape two_sided = DecodeShape(32768).Set("layout", 2).Set("mask", 3);
   LaunchPlan plan;
   ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
-                             GoodArgs(1).Int("window", 256).Int("global_tokens", 0), plan),
+                             GoodArgs(1).Int("window", 256).Int("global_tokens", 0).Int(
+                                 "q_offset", 4000),
+                             plan),
               IsOk());
-  EXPECT_EQ(plan.grid.z, uint32_t(9)) << "511 keys about the query: eight tiles or parts of nine";
+  EXPECT_EQ(plan.grid.z, uint32_t(10)) << "511 keys about the query, across five blocks";
   ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
                              GoodArgs(1).Int("window", 65).Int("global_tokens", 0), plan),
               IsOk());
@@ -738,7 +753,7 @@ TEST(SparseAttnTemplateTest, FewWindowTilesAreOnePassWhereRangesWouldShareSms) {
   EXPECT_EQ(ranges(8, 192), 1) << "64 tiles x 4 ranges share SMs";
   EXPECT_EQ(ranges(5, 192), 1) << "40 tiles x 4 ranges";
   EXPECT_EQ(ranges(4, 192), 4) << "32 tiles x 4 ranges fit the SMs";
-  EXPECT_EQ(ranges(8, 256), 5) << "five tiles: split wherever the blocks go";
+  EXPECT_EQ(ranges(8, 256), 4) << "five tiles by the window: split, over the four of two blocks";
   EXPECT_EQ(ranges(1, 128), 1) << "three tiles: one pass everywhere";
 }
 
