@@ -702,13 +702,14 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
     return 2 * int64_t(blocks.size());
   };
   const std::pair<int64_t, int64_t> windows_and_global_tokens[] = {
-      {1, 0},   {2, 0},   {64, 0},   {65, 0},    {128, 0},    {129, 0},
-      {130, 0}, {512, 0}, {576, 0},  {1000, 0},  {1024, 128}, {300, 5}};
+      {1, 0},   {2, 0},   {64, 0},  {65, 0},   {128, 0},    {129, 0},
+      {130, 0}, {512, 0}, {576, 0}, {1000, 0}, {1024, 128}, {300, 5}};
   for (auto [window, global_tokens] : windows_and_global_tokens) {
     for (int64_t q : {32767, 32730}) {
       SCOPED_TRACE(absl::StrCat("window ", window, " global ", global_tokens, " query at ", q));
+      const bool one_pass = most_tiles(window, global_tokens) <= 3;
       EXPECT_EQ(ranges(window, global_tokens, q),
-                most_tiles(window, global_tokens) <= 3 ? 1 : visited_tiles(window, global_tokens, q));
+                one_pass ? 1 : visited_tiles(window, global_tokens, q));
     }
   }
   EXPECT_EQ(ranges(129, 0, 32767), 1) << "two full tiles, or parts of three: one pass";
@@ -719,11 +720,11 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   // The two-sided window counts both sides.
   const Shape two_sided = DecodeShape(32768).Set("layout", 2).Set("mask", 3);
   LaunchPlan plan;
-  ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
-                             GoodArgs(1).Int("window", 256).Int("global_tokens", 0).Int(
-                                 "q_offset", 4000),
-                             plan),
-              IsOk());
+  ASSERT_THAT(
+      T().PlanLaunch(split, two_sided, arch,
+                     GoodArgs(1).Int("window", 256).Int("global_tokens", 0).Int("q_offset", 4000),
+                     plan),
+      IsOk());
   EXPECT_EQ(plan.grid.z, uint32_t(10)) << "511 keys about the query, across five blocks";
   ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
                              GoodArgs(1).Int("window", 65).Int("global_tokens", 0), plan),
