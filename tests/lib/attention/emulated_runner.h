@@ -54,6 +54,7 @@ struct EmulatedRun {
   int expected_tile_order = -1;  // >= 0: the TileOrder PlanLaunch must pick
   int expected_heads_q = 0;  // > 0: the launch's heads (a group's heads packed as rows)
   int expected_launches = 0;  // > 0: the plan's launches (a split launch has two)
+  int expected_kv_splits = 0;  // > 0: the key ranges PlanLaunch must pick
 };
 
 // Block lists the kernel reads instead of the mask's own (one partial list
@@ -171,6 +172,7 @@ void RunEmulated(void (*kernel)(Params), const EmulatedRun& run, const BlockMask
   std::memcpy(&params, launch.plan.args.pointers()[0], sizeof(Params));
   if (run.expected_tile_order >= 0) ASSERT_EQ(params.tile_order, run.expected_tile_order);
   if (run.expected_heads_q > 0) ASSERT_EQ(params.heads_q, run.expected_heads_q);
+  if (run.expected_kv_splits > 0) ASSERT_EQ(params.kv_splits, run.expected_kv_splits);
   FinishEmulated(run, mask, launch, [&](const internal::LaunchPlan& plan) {
     std::memcpy(&params, plan.args.pointers()[0], sizeof(Params));
     return [&] { kernel(params); };

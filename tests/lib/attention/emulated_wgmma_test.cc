@@ -100,6 +100,22 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *narrow);
 }
 
+// A decode step whose window crosses one more 128-token mask block than
+// its 64-key tiles show: 257 keys to key 999 touch blocks 5-7, six tiles the
+// kernel walks, where the window's worst count is five. The launch takes a
+// range per tile it visits.
+TEST(EmulatedWgmmaTest, F16SlidingDecodeRangesOverWholeMaskBlocks) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 257, 0, true, 128, 999);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  KernelConfig config = Config(64, 64, 4, 2);
+  config["KV_SPLITS"] = 8;
+  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
+                  "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
+  run.expected_heads_q = 2;
+  run.expected_kv_splits = 6;
+  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
+}
+
 // The persistent grid's one pass (heads unpacked) under a window of the
 // query's own key: O out by tensor stores into o.
 TEST(EmulatedWgmmaTest, WsF16SlidingDecodeOfOneKeyTileInOnePass) {
