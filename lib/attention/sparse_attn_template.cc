@@ -384,7 +384,9 @@ std::vector<Tiles> DefaultCandidates(int engine, const Shape& shape, const ArchI
       // Decode steps with tensor copies (sm_90 and later): 64-row tiles, as
       // the wgmma engine's; there 128x64 spills at d = 128 (258 bytes in the
       // causal split kernel, 234 in the unsplit sliding one; 64x64 none,
-      // bench/results/2026-12-07-cpu-decode-spills/). Untimed.
+      // bench/results/2026-12-07-cpu-decode-spills/). Run on an H100 (B=1
+      // over 32768 keys: 57.0 us, bench/results/2026-12-07-h100-retune/),
+      // not ranked against other tiles.
       if (*shape.Get("lq") <= kMaxSplitQueryRows && MmaTensorCopies(engine, arch)) {
         std::swap(tiles[0], tiles[2]);  // {64, 64, 4, 2} first
       }
