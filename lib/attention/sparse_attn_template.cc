@@ -1107,7 +1107,7 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     p.tile_order = attn::kOrderHeadMajor;
     grid = {uint32_t((p.len_q + bm_ - 1) / bm_), uint32_t(p.heads_q), uint32_t(b_)};
   }
-  if (IsSlidingMask(mask_)) {
+  if (IsSlidingMask(mask_) && splits_ > 1) {
     // At most one range per key tile the window leaves a query tile (more
     // would stay empty and still cost their blocks and the combine's reads),
     // and one pass where those tiles are few. Where the launch's rows sit in
