@@ -140,9 +140,12 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m, int block
 }
 
 // Query rows one block of a split launch's combine pass merges
-// (sparse_attn_split.h): each thread takes four columns of a row.
+// (sparse_attn_split.h): kCombineLanes threads take four columns of a row,
+// each lane a share of its key ranges.
+constexpr int kCombineLanes = 2;
 JITK_ATTN_HOST_DEVICE constexpr int CombineRowsPerBlock(int head_dim, int threads) {
-  return threads >= head_dim / 4 ? threads / (head_dim / 4) : 1;
+  const int per_row = head_dim / 4 * kCombineLanes;
+  return threads >= per_row ? threads / per_row : 1;
 }
 
 // Shared memory of a Hopper SM (sm_90), of which 1 KiB per resident block is

@@ -57,36 +57,46 @@ JITK_DEVICE KvSchedule block_schedule(const SparseAttnParams& p, int q0, int h, 
 }
 
 // The combine pass: block (x, h, b) merges rows [x * kRows, (x + 1) * kRows)
-// of head h, batch b, each thread four columns of a row at a time. A row's
-// ranges are read kInFlight at a time, every load of a group issued before
-// any is used, and merged as they come (the running maximum rescales what
-// was summed before it): read one after another, each range cost a round
-// trip to L2, and a decode step's combine is a few rows over many ranges.
+// of head h, batch b; kCombineLanes neighbouring threads take four columns
+// of a row, lane j its ranges j, j + kCombineLanes, ..., and shuffles merge
+// the lanes' sums at the end. A lane's ranges are read kInFlight at a time,
+// every load of a group issued before any is used, and merged as they come
+// (the running maximum rescales what was summed before it): read one after
+// another, each range cost a round trip to L2, and a decode step's combine
+// is a few rows over many ranges. The lanes read twice kInFlight ranges in
+// one round trip without the registers sixteen loads per thread take.
 template <int HEAD_DIM, int THREADS, typename T>
 JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
-  constexpr int kPerRow = HEAD_DIM / 4;
+  constexpr int kPerRow = HEAD_DIM / 4 * kCombineLanes;
   constexpr int kRows = CombineRowsPerBlock(HEAD_DIM, THREADS);
   constexpr int kInFlight = 8;
+  // Whole waves take each turn, as the shuffles ask: the turns cover the
+  // block's rows rounded up to a wave.
+  constexpr int kTurns = (kRows * kPerRow + kWaveSize - 1) / kWaveSize * kWaveSize;
   const int h = int(blockIdx.y), b = int(blockIdx.z);
   const i64 range_rows = i64(p.batch) * p.heads_q * p.len_q;  // rows of one key range
   T* o = output_rows<T>(p, b, h);
   float* lse = lse_rows(p, b, h);
   const T* o_partial = static_cast<const T*>(p.o_partial);
-  for (int c = int(threadIdx.x); c < kRows * kPerRow; c += THREADS) {
+  for (int c = int(threadIdx.x); c < kTurns; c += THREADS) {
     const int r = c / kPerRow;
-    const int col = (c - r * kPerRow) * 4;
+    const int lane = c % kCombineLanes;
+    const int col = (c - r * kPerRow) / kCombineLanes * 4;
     const int row = int(blockIdx.x) * kRows + r;
-    if (row >= p.len_q) continue;
+    // A lane past the block's rows or the query's reads nothing but still
+    // joins its wave's shuffles.
+    const int ranges = c < kRows * kPerRow && row < p.len_q ? p.kv_splits : 0;
     const i64 first = (i64(b) * p.heads_q + h) * p.len_q + row;  // in range 0
     float m = neg_inf(), sum = 0.f;
     float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int s0 = 0; s0 < p.kv_splits; s0 += kInFlight) {
+    for (int s0 = lane; s0 < ranges; s0 += kInFlight * kCombineLanes) {
       float part_lse[kInFlight];
       F4 part[kInFlight];
 #pragma unroll
       for (int i = 0; i < kInFlight; ++i) {
-        const i64 at = first + (s0 + i) * range_rows;
-        const bool in = s0 + i < p.kv_splits;
+        const int s = s0 + i * kCombineLanes;
+        const i64 at = first + s * range_rows;
+        const bool in = s < ranges;
         part_lse[i] = in ? p.lse_partial[at] : neg_inf();  // `at` read only when in
         part[i] = in ? load4<T>(o_partial + at * HEAD_DIM + col) : F4{};
       }
@@ -107,6 +117,20 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
       }
       m = m_group;
     }
+#pragma unroll
+    for (int offset = 1; offset < kCombineLanes; offset *= 2) {
+      const float m_both = fmaxf(m, shuffle_xor(m, offset));
+      const float rescale = m_both == neg_inf() ? 0.f : exp2f((m - m_both) * (1.f / kLn2));
+      sum *= rescale;
+      sum += shuffle_xor(sum, offset);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        acc[e] *= rescale;
+        acc[e] += shuffle_xor(acc[e], offset);
+      }
+      m = m_both;
+    }
+    if (lane != 0 || ranges == 0) continue;
     const float inv = sum > 0.f ? 1.f / sum : 0.f;
     store4<T>(o + i64(row) * p.o_stride_l + col, acc[0] * inv, acc[1] * inv, acc[2] * inv,
               acc[3] * inv);
