@@ -90,15 +90,16 @@ struct Swizzled<E, decltype(void(E::kSwizzled))> {
   static constexpr bool value = E::kSwizzled;
 };
 
-// A ROWS-row tile of Q, K or V into shared memory in E's layout.
+// A ROWS-row tile of Q, K or V into shared memory in E's layout, rows
+// outside [lo, len) as zeros.
 template <typename E, int ROWS>
 JITK_DEVICE void load_tile(typename E::Elem* dst, const typename E::Elem* src, i64 stride,
-                           int start, int len) {
+                           int start, int len, int lo = 0) {
   typedef typename E::Elem T;
   if constexpr (Swizzled<E>::value) {
-    global_to_shared_sw128<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
+    global_to_shared_sw128<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len, lo);
   } else {
-    global_to_shared<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len);
+    global_to_shared<ROWS, E::kHeadDim, E::kThreads, T>(dst, src, stride, start, len, lo);
   }
 }
 
@@ -157,12 +158,18 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   const T* qg = head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, b, h);
   // The K and V rows of the head are formed at each load: kept across the
   // loop, the two pointers take four registers from the tiles (and made
-  // the mma engine's 64-key passes spill).
-  auto load_kv = [&](T* dst, int kv0) {
+  // the mma engine's 64-key passes spill). A partial tile past the global
+  // tokens copies no key that the sliding window hides from every row
+  // (zeros instead, masked): the edge blocks of a decode step's window are
+  // mostly such keys. Its first key is formed at each load too (kept, it
+  // made sm_80's sliding decode kernel spill).
+  auto load_kv = [&](T* dst, int kv0, bool partial) {
+    const int lo =
+        partial && kv0 >= p.global_tokens ? first_window_key<MASK>(q0 + p.q_offset, p) : 0;
     load_tile<E, BN>(dst, head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk), p.k_stride_l, kv0,
-                     p.len_k);
+                     p.len_k, lo);
     load_tile<E, BN>(dst + kKV, head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk),
-                     p.v_stride_l, kv0, p.len_k);
+                     p.v_stride_l, kv0, p.len_k, lo);
   };
   T* sq = reinterpret_cast<T*>(smem);
   T* skv = sq + (E::kQInShared ? BM * kRow : 0);
@@ -177,7 +184,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
     if (t < sched.n_tiles) {
       bool partial;
       int kv0 = sched.tile_start(t, &partial);
-      load_kv(skv + t * 2 * kKV, kv0);
+      load_kv(skv + t * 2 * kKV, kv0, partial);
       if (threadIdx.x == 0) slots[t] = TileSlot{kv0, partial};
     }
     cp_async_commit();
@@ -188,7 +195,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   // Loads tile `next` into its stage, as one copy group (empty past the end).
   auto refill = [&](int next) {
     if (next < sched.n_tiles) {
-      load_kv(skv + (next % S) * 2 * kKV, fill.start);
+      load_kv(skv + (next % S) * 2 * kKV, fill.start, fill.partial);
       if (threadIdx.x == 0) slots[next % S] = TileSlot{fill.start, fill.partial};
       fill.advance(sched);
     }

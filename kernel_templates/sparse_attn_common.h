@@ -220,11 +220,26 @@ JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int h, 
   return sched;
 }
 
+// The first key that query positions from pos0 (a query tile's first row)
+// see under a sliding mask, the global tokens' aside: keys below it are
+// hidden from every row of the tile. 0 for the other masks, and where a row
+// sees every key (a global token's row under the two-sided mask).
+template <int MASK>
+JITK_DEVICE int first_window_key(int pos0, const SparseAttnParams& p) {
+  if (MASK != kMaskSliding && MASK != kMaskSlidingCausal) return 0;
+  const int pos = mask_position<MASK>(pos0, p);  // the tile's lowest (folded) position
+  if (MASK == kMaskSliding && pos < p.global_tokens) return 0;
+  const int window = min(p.window, p.len_q + p.len_k);
+  return pos - window + 1 > 0 ? pos - window + 1 : 0;
+}
+
 // Copies rows [start, start + ROWS) of a [len, HEAD_DIM] tensor (row stride
 // `stride` elements) into shared memory with padded rows. Rows outside
-// [0, len) become zeros, so indices from a bad mask never read out of bounds.
+// [lo, len) become zeros without a read: indices from a bad mask never read
+// out of bounds, and keys a window hides cost no memory traffic.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
-JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, int len) {
+JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, int len,
+                                  int lo = 0) {
   constexpr int kChunk = 16 / int(sizeof(T));
   constexpr int kPerRow = HEAD_DIM / kChunk;
   constexpr int kRow = PaddedRow(HEAD_DIM, int(sizeof(T)));
@@ -238,13 +253,14 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
     constexpr int kStep = THREADS / kPerRow;
     const int r0 = int(threadIdx.x) / kPerRow;
     const int col = (int(threadIdx.x) - r0 * kPerRow) * kChunk;
-    const bool inside = start >= 0 && start + ROWS <= len;
+    const bool inside = start >= lo && start + ROWS <= len;
     const i64 step = i64(kStep) * stride;
     const T* g = src + (i64(start) + r0) * stride + col;
     const SmemPtr d = smem_ptr(dst + r0 * kRow + col);
 #pragma unroll
     for (int i = 0; i < kTotal / THREADS; ++i) {
-      const bool valid = inside || unsigned(start + r0 + i * kStep) < unsigned(len);
+      const int row = start + r0 + i * kStep;
+      const bool valid = inside || (row >= lo && unsigned(row) < unsigned(len));
       copy16_async(d + i * kStep * kRow * int(sizeof(T)), valid ? g : src, valid);
       g += step;
     }
@@ -257,7 +273,7 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
       int r = c / kPerRow;
       int col = (c - r * kPerRow) * kChunk;
       int row = start + r;
-      bool valid = unsigned(row) < unsigned(len);
+      bool valid = row >= lo && unsigned(row) < unsigned(len);
       const T* g = src + (valid ? i64(row) * stride + col : i64(0));
       copy16_async(smem_ptr(dst + r * kRow + col), g, valid);
     }
@@ -276,7 +292,8 @@ JITK_ATTN_HOST_DEVICE constexpr int Sw128Offset(int rows, int r, int chunk) {
 // threads. Each thread copies one chunk column of rows r0, r0 + kStep, ...;
 // kStep is a multiple of 8, so the swizzle is the same for all of them.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
-JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int start, int len) {
+JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int start, int len,
+                                        int lo = 0) {
   const int tid = int(threadIdx.x);
   constexpr int kPerRow = HEAD_DIM / 8;
   constexpr int kStep = THREADS / kPerRow;
@@ -285,13 +302,14 @@ JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int st
                 "a whole number of 8-row steps per thread");
   const int r0 = tid / kPerRow;
   const int chunk = tid - r0 * kPerRow;
-  const bool inside = start >= 0 && start + ROWS <= len;
+  const bool inside = start >= lo && start + ROWS <= len;
   const i64 step = i64(kStep) * stride;
   const T* g = src + (i64(start) + r0) * stride + chunk * 8;
   const SmemPtr d = smem_ptr(dst) + Sw128Offset(ROWS, r0, chunk);
 #pragma unroll
   for (int i = 0; i < ROWS / kStep; ++i) {
-    const bool valid = inside || unsigned(start + r0 + i * kStep) < unsigned(len);
+    const int row = start + r0 + i * kStep;
+    const bool valid = inside || (row >= lo && unsigned(row) < unsigned(len));
     copy16_async(d + i * kStep * 128, valid ? g : src, valid);
     g += step;
   }

@@ -92,6 +92,27 @@ inline Tensor MakeTensor(const Problem& p, int heads, int len, std::mt19937_64& 
   return t;
 }
 
+// Rows [from, to) of every batch and head of t as NaN, in its storage and
+// its values, for keys no query may read.
+inline void PoisonRows(const Problem& p, int heads, int from, int to, Tensor& t) {
+  const size_t elem = DTypeSize(p.dtype);
+  for (int b = 0; b < p.batch; ++b) {
+    for (int h = 0; h < heads; ++h) {
+      for (int l = from; l < to; ++l) {
+        const int64_t at = Offset(t, b, h, l);
+        std::memset(&t.bytes[at * elem], 0xff, p.head_dim * elem);  // NaN in every dtype
+      }
+    }
+  }
+  const int len = int(t.values.size() / (size_t(p.batch) * heads * p.head_dim));
+  for (size_t row = 0; row < t.values.size() / p.head_dim; ++row) {
+    const int l = int(row % len);
+    if (l < from || l >= to) continue;
+    std::fill_n(t.values.begin() + row * p.head_dim, p.head_dim,
+                std::numeric_limits<double>::quiet_NaN());
+  }
+}
+
 // An output tensor's storage (poisoned with NaN bytes) and strides.
 inline Tensor MakeOutput(const Problem& p) {
   Tensor t;

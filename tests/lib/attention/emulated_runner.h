@@ -55,6 +55,9 @@ struct EmulatedRun {
   int expected_heads_q = 0;  // > 0: the launch's heads (a group's heads packed as rows)
   int expected_launches = 0;  // > 0: the plan's launches (a split launch has two)
   int expected_kv_splits = 0;  // > 0: the key ranges PlanLaunch must pick
+  // K and V rows [nan_keys_from, nan_keys_to) NaN: keys the mask hides from
+  // every query, which must not reach the output.
+  int nan_keys_from = 0, nan_keys_to = 0;
 };
 
 // Block lists the kernel reads instead of the mask's own (one partial list
@@ -92,6 +95,8 @@ inline void PlanEmulated(const EmulatedRun& run, const BlockMask& mask, const Ra
   launch.q = MakeTensor(p, p.heads_q, p.len_q, rng, 2.0);
   launch.k = MakeTensor(p, p.heads_kv, p.len_k, rng, 2.0);
   launch.v = MakeTensor(p, p.heads_kv, p.len_k, rng, 1.0);
+  PoisonRows(p, p.heads_kv, run.nan_keys_from, run.nan_keys_to, launch.k);
+  PoisonRows(p, p.heads_kv, run.nan_keys_from, run.nan_keys_to, launch.v);
   launch.o = MakeOutput(p);
   launch.lse.assign(size_t(p.batch) * p.heads_q * p.len_q,
                     std::numeric_limits<float>::quiet_NaN());

@@ -116,6 +116,30 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodeRangesOverWholeMaskBlocks) {
   RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
 }
 
+// A decode step's window starts inside a mask block: that block's keys
+// below the window (640-742 of 640-767) are hidden from every row, and the
+// copies leave them out, so that stale or uninitialized K / V there (NaN
+// here) never reaches O. Split and unsplit.
+TEST(EmulatedWgmmaTest, F16SlidingDecodeCopiesNoKeyBelowTheWindow) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 257, 0, true, 128, 999);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  for (int splits : {1, 8}) {
+    SCOPED_TRACE(splits);
+    KernelConfig config = Config(64, 64, 4, 2);
+    config["KV_SPLITS"] = splits;
+    EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
+                    splits == 1 ? "jitk::sparse_attn_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"
+                                : "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
+    run.nan_keys_from = 640;
+    run.nan_keys_to = 999 - 257 + 1;
+    if (splits == 1) {
+      RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, false>, run, *mask);
+    } else {
+      RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
+    }
+  }
+}
+
 // The persistent grid's one pass (heads unpacked) under a window of the
 // query's own key: O out by tensor stores into o.
 TEST(EmulatedWgmmaTest, WsF16SlidingDecodeOfOneKeyTileInOnePass) {
