@@ -158,14 +158,10 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   const T* qg = head_rows<T>(p.q, p.q_stride_b, p.q_stride_h, b, h);
   // The K and V rows of the head are formed at each load: kept across the
   // loop, the two pointers take four registers from the tiles (and made
-  // the mma engine's 64-key passes spill). A partial tile past the global
-  // tokens copies no key that the sliding window hides from every row
-  // (zeros instead, masked): the edge blocks of a decode step's window are
-  // mostly such keys. Its first key is formed at each load too (kept, it
-  // made sm_80's sliding decode kernel spill).
+  // the mma engine's 64-key passes spill). So is the first key copied
+  // (kept, it made sm_80's sliding decode kernel spill).
   auto load_kv = [&](T* dst, int kv0, bool partial) {
-    const int lo =
-        partial && kv0 >= p.global_tokens ? first_window_key<MASK>(q0 + p.q_offset, p) : 0;
+    const int lo = first_copied_key<MASK>(q0 + p.q_offset, kv0, partial, p);
     load_tile<E, BN>(dst, head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk), p.k_stride_l, kv0,
                      p.len_k, lo);
     load_tile<E, BN>(dst + kKV, head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk),

@@ -233,6 +233,15 @@ JITK_DEVICE int first_window_key(int pos0, const SparseAttnParams& p) {
   return pos - window + 1 > 0 ? pos - window + 1 : 0;
 }
 
+// The first key a tile from kv0 copies for query positions from pos0: a
+// partial tile past the global tokens leaves out (zeros, masked) the keys a
+// sliding window hides from every row; the edge blocks of a decode step's
+// window are mostly such keys. 0 for the other tiles.
+template <int MASK>
+JITK_DEVICE int first_copied_key(int pos0, int kv0, bool partial, const SparseAttnParams& p) {
+  return partial && kv0 >= p.global_tokens ? first_window_key<MASK>(pos0, p) : 0;
+}
+
 // Copies rows [start, start + ROWS) of a [len, HEAD_DIM] tensor (row stride
 // `stride` elements) into shared memory with padded rows. Rows outside
 // [lo, len) become zeros without a read: indices from a bad mask never read

@@ -34,7 +34,8 @@ namespace attn {
 // so consecutive threads read consecutive bytes of a row, and write 16-byte
 // pairs of units that the swizzle keeps whole (swapping the two halves in
 // odd rows of the permutation) and, 8 lanes per LDS cycle, on distinct
-// banks; rows outside [0, len) are zeros. load and store walk the chunks each in its own loop:
+// banks; rows outside [lo, len) are zeros, never read (the tensor's first
+// row is read in their place). load and store walk the chunks each in its own loop:
 // one walk through a helper taking a lambda compiled to more instructions,
 // and spilled at d = 256.
 template <int ROWS, int HEAD_DIM, int THREADS, typename T>
@@ -47,30 +48,30 @@ struct StagedRows {
 
   Vec16 chunks[kChunks];
 
-  // src: the tensor's first row, read in place of rows outside [0, len).
-  JITK_DEVICE void load(const T* src, i64 stride, int start, int len) {
-    const bool inside = start >= 0 && start + ROWS <= len;
+  // src: the tensor's first row, read in place of rows outside [lo, len).
+  JITK_DEVICE void load(const T* src, i64 stride, int start, int len, int lo) {
+    const bool inside = start >= lo && start + ROWS <= len;
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       const int c = int(threadIdx.x) + i * THREADS;
       if (kTotal % THREADS != 0 && c >= kTotal) continue;
       const int r = c / kPerRow;
-      const bool valid = inside || unsigned(start + r) < unsigned(len);
+      const bool valid = inside || (start + r >= lo && unsigned(start + r) < unsigned(len));
       const T* g = src + (i64(start) + r) * stride + (c - r * kPerRow) * 8;
       chunks[i] = load16(valid ? g : src);
     }
   }
 
-  // The rows loaded from `start`; those outside [0, len) become zeros.
-  JITK_DEVICE void store(T* dst, int start, int len) const {
-    const bool inside = start >= 0 && start + ROWS <= len;
+  // The rows loaded from `start`; those outside [lo, len) become zeros.
+  JITK_DEVICE void store(T* dst, int start, int len, int lo) const {
+    const bool inside = start >= lo && start + ROWS <= len;
     const int tid = opaque(int(threadIdx.x));  // addresses computed here, not held
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       const int c = tid + i * THREADS;
       if (kTotal % THREADS != 0 && c >= kTotal) continue;
       const int r = c / kPerRow;
-      const bool valid = inside || unsigned(start + r) < unsigned(len);
+      const bool valid = inside || (start + r >= lo && unsigned(start + r) < unsigned(len));
       const int unit = 2 * (c - r * kPerRow);
       const bool swap = MfmaSwizzle(kUnits, r) & 1;  // the pair's first unit lands second
       store16(smem_ptr(dst + MfmaTileOffset(kUnits, r, unit) - 4 * swap), chunks[i], valid, swap);
@@ -96,8 +97,8 @@ struct StagedColumns {
 
   Vec16 chunks[kPerThread][4];
 
-  JITK_DEVICE void load(const T* src, i64 stride, int start, int len) {
-    const bool inside = start >= 0 && start + ROWS <= len;
+  JITK_DEVICE void load(const T* src, i64 stride, int start, int len, int lo) {
+    const bool inside = start >= lo && start + ROWS <= len;
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
       const int u = int(threadIdx.x) + j * THREADS;
@@ -106,15 +107,16 @@ struct StagedColumns {
       const T* row = src + (i64(start) + 4 * g) * stride + 8 * c;
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const bool valid = inside || unsigned(start + 4 * g + r) < unsigned(len);
+        const int key = start + 4 * g + r;
+        const bool valid = inside || (key >= lo && unsigned(key) < unsigned(len));
         chunks[j][r] = load16(valid ? row + r * stride : src);
       }
     }
   }
 
-  // The rows loaded from `start`; those outside [0, len) become zeros.
-  JITK_DEVICE void store(T* dst, int start, int len) const {
-    const bool inside = start >= 0 && start + ROWS <= len;
+  // The rows loaded from `start`; those outside [lo, len) become zeros.
+  JITK_DEVICE void store(T* dst, int start, int len, int lo) const {
+    const bool inside = start >= lo && start + ROWS <= len;
     const int tid = opaque(int(threadIdx.x));  // addresses computed here, not held
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
@@ -124,7 +126,10 @@ struct StagedColumns {
       const int at = MfmaTileOffset(kGroups, 8 * c, g);
       bool valid[4];
 #pragma unroll
-      for (int r = 0; r < 4; ++r) valid[r] = inside || unsigned(start + 4 * g + r) < unsigned(len);
+      for (int r = 0; r < 4; ++r) {
+        const int key = start + 4 * g + r;
+        valid[r] = inside || (key >= lo && unsigned(key) < unsigned(len));
+      }
 #pragma unroll
       for (int e = 0; e < 8; ++e) {  // column 8c + e: the four rows' element e
         const int shift = 16 * (e % 2);
@@ -171,22 +176,25 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
   StagedColumns<BN, D, E::kThreads, T> v;
   KvCursor fill;  // the tile in registers
   fill.seek(sched, 0);
+  const int pos0 = g.q0 + p.q_offset;  // the first query position
   auto load = [&] {
-    k.load(kg, p.k_stride_l, fill.start, p.len_k);
-    v.load(vg, p.v_stride_l, fill.start, p.len_k);
+    const int lo = first_copied_key<MASK>(pos0, fill.start, fill.partial, p);
+    k.load(kg, p.k_stride_l, fill.start, p.len_k, lo);
+    v.load(vg, p.v_stride_l, fill.start, p.len_k, lo);
   };
   if (kAhead) load();
   for (int t = 0; t < sched.n_tiles; ++t) {
     const int kv0 = fill.start;
     const bool partial = fill.partial;
     if (!kAhead) load();
-    k.store(sk, kv0, p.len_k);
-    v.store(svt, kv0, p.len_k);
+    const int lo = first_copied_key<MASK>(pos0, kv0, partial, p);
+    k.store(sk, kv0, p.len_k, lo);
+    v.store(svt, kv0, p.len_k, lo);
     block_sync();  // tile t is in LDS
     const bool more = t + 1 < sched.n_tiles;
     if (more) fill.advance(sched);
     if (kAhead && more) load();
-    engine.tile(sk, svt, g.q0 + p.q_offset, kv0, partial, p);  // the first query position
+    engine.tile(sk, svt, pos0, kv0, partial, p);
     if (more) block_sync();  // every wave is done with tile t
   }
   engine.finish(output_rows<T>(p, ob, g.h), p.o_stride_l, lse_rows(p, ob, g.h), g.q0, p.len_q);

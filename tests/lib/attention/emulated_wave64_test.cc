@@ -146,6 +146,25 @@ TEST(EmulatedWave64Test, MfmaBf16DecodeKeyRangeSplits) {
                  run, *mask);
 }
 
+// A decode step whose window starts inside a mask block: the copies leave
+// out its keys below the window (640-742 of 640-767), NaN here, staged and
+// unstaged, split and not.
+TEST(EmulatedWave64Test, MfmaF16SlidingDecodeCopiesNoKeyBelowTheWindow) {
+  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 257, 0, true, 128, 999);
+  ASSERT_TRUE(mask.ok()) << mask.status();
+  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), Config(64, 32, 2, 2), "gfx90a",
+                  "jitk::sparse_attn_fwd<64, 32, 2, 2, 64, jitk::f16, 2, 2>"};
+  run.nan_keys_from = 640;
+  run.nan_keys_to = 999 - 257 + 1;
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 32, 2, 2, 64, jitk_emu64::f16, 2, 2>, run,
+                 *mask);
+  run.config["STAGES"] = 1;
+  run.config["KV_SPLITS"] = 4;
+  run.expected_name = "jitk::sparse_attn_split_fwd<64, 32, 2, 1, 64, jitk::f16, 2, 2>";
+  RunEmulated<E>(&jitk_emu64::sparse_attn_split_fwd<64, 32, 2, 1, 64, jitk_emu64::f16, 2, 2>,
+                 run, *mask);
+}
+
 // Staged, unvalidated block lists: a query block with none (zeros, LSE
 // -inf) and indices past the keys (read as masked keys). One wave at
 // d = 128 stores two 4 x 8 units of V^T per thread.
