@@ -164,8 +164,8 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
     const int lo = first_copied_key<MASK>(q0 + p.q_offset, kv0, partial, p);
     load_tile<E, BN>(dst, head_rows<T>(p.k, p.k_stride_b, p.k_stride_h, b, hk), p.k_stride_l, kv0,
                      p.len_k, lo);
-    load_tile<E, BN>(dst + kKV, head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk),
-                     p.v_stride_l, kv0, p.len_k, lo);
+    load_tile<E, BN>(dst + kKV, head_rows<T>(p.v, p.v_stride_b, p.v_stride_h, b, hk), p.v_stride_l,
+                     kv0, p.len_k, lo);
   };
   T* sq = reinterpret_cast<T*>(smem);
   T* skv = sq + (E::kQInShared ? BM * kRow : 0);

@@ -156,13 +156,12 @@ TEST(EmulatedWave64Test, MfmaF16SlidingDecodeCopiesNoKeyBelowTheWindow) {
                   "jitk::sparse_attn_fwd<64, 32, 2, 2, 64, jitk::f16, 2, 2>"};
   run.nan_keys_from = 640;
   run.nan_keys_to = 999 - 257 + 1;
-  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 32, 2, 2, 64, jitk_emu64::f16, 2, 2>, run,
-                 *mask);
+  RunEmulated<E>(&jitk_emu64::sparse_attn_fwd<64, 32, 2, 2, 64, jitk_emu64::f16, 2, 2>, run, *mask);
   run.config["STAGES"] = 1;
   run.config["KV_SPLITS"] = 4;
   run.expected_name = "jitk::sparse_attn_split_fwd<64, 32, 2, 1, 64, jitk::f16, 2, 2>";
-  RunEmulated<E>(&jitk_emu64::sparse_attn_split_fwd<64, 32, 2, 1, 64, jitk_emu64::f16, 2, 2>,
-                 run, *mask);
+  RunEmulated<E>(&jitk_emu64::sparse_attn_split_fwd<64, 32, 2, 1, 64, jitk_emu64::f16, 2, 2>, run,
+                 *mask);
 }
 
 // Staged, unvalidated block lists: a query block with none (zeros, LSE
