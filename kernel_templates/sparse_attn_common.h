@@ -220,26 +220,16 @@ JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int h, 
   return sched;
 }
 
-// The first key that query positions from pos0 (a query tile's first row)
-// see under a sliding mask, the global tokens' aside: keys below it are
-// hidden from every row of the tile. 0 for the other masks, and where a row
-// sees every key (a global token's row under the two-sided mask).
-template <int MASK>
-JITK_DEVICE int first_window_key(int pos0, const SparseAttnParams& p) {
-  if (MASK != kMaskSliding && MASK != kMaskSlidingCausal) return 0;
-  const int pos = mask_position<MASK>(pos0, p);  // the tile's lowest (folded) position
-  if (MASK == kMaskSliding && pos < p.global_tokens) return 0;
-  const int window = min(p.window, p.len_q + p.len_k);
-  return pos - window + 1 > 0 ? pos - window + 1 : 0;
-}
-
-// The first key a tile from kv0 copies for query positions from pos0: a
-// partial tile past the global tokens leaves out (zeros, masked) the keys a
-// sliding window hides from every row; the edge blocks of a decode step's
-// window are mostly such keys. 0 for the other tiles.
+// The first key a tile from kv0 copies for query positions from pos0 (a
+// query tile's first row, whose folded position is the tile's lowest): a
+// partial tile past the global tokens leaves out (zeros, masked) the keys
+// below the window of that row, which no row of the tile sees; the edge
+// blocks of a decode step's window are mostly such keys. Without a window
+// (the other masks, a global token's row under the two-sided mask) row_keys'
+// lo is -1, and so is every other tile's first key 0.
 template <int MASK>
 JITK_DEVICE int first_copied_key(int pos0, int kv0, bool partial, const SparseAttnParams& p) {
-  return partial && kv0 >= p.global_tokens ? first_window_key<MASK>(pos0, p) : 0;
+  return partial && kv0 >= p.global_tokens ? row_keys<MASK>(pos0, true, p).lo + 1 : 0;
 }
 
 // Copies rows [start, start + ROWS) of a [len, HEAD_DIM] tensor (row stride

@@ -96,20 +96,15 @@ inline Tensor MakeTensor(const Problem& p, int heads, int len, std::mt19937_64& 
 // its values, for keys no query may read.
 inline void PoisonRows(const Problem& p, int heads, int from, int to, Tensor& t) {
   const size_t elem = DTypeSize(p.dtype);
+  const size_t len = t.values.size() / (size_t(p.batch) * heads * p.head_dim);
   for (int b = 0; b < p.batch; ++b) {
     for (int h = 0; h < heads; ++h) {
       for (int l = from; l < to; ++l) {
-        const int64_t at = Offset(t, b, h, l);
-        std::memset(&t.bytes[at * elem], 0xff, p.head_dim * elem);  // NaN in every dtype
+        std::memset(&t.bytes[Offset(t, b, h, l) * elem], 0xff, p.head_dim * elem);  // every dtype
+        std::fill_n(t.values.begin() + ((size_t(b) * heads + h) * len + l) * p.head_dim,
+                    p.head_dim, std::numeric_limits<double>::quiet_NaN());
       }
     }
-  }
-  const int len = int(t.values.size() / (size_t(p.batch) * heads * p.head_dim));
-  for (size_t row = 0; row < t.values.size() / p.head_dim; ++row) {
-    const int l = int(row % len);
-    if (l < from || l >= to) continue;
-    std::fill_n(t.values.begin() + row * p.head_dim, p.head_dim,
-                std::numeric_limits<double>::quiet_NaN());
   }
 }
 

@@ -102,41 +102,28 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodePackedKeyRangeSplits) {
 
 // A decode step whose window crosses one more 128-token mask block than
 // its 64-key tiles show: 257 keys to key 999 touch blocks 5-7, six tiles the
-// kernel walks, where the window's worst count is five. The launch takes a
-// range per tile it visits.
-TEST(EmulatedWgmmaTest, F16SlidingDecodeRangesOverWholeMaskBlocks) {
-  absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 257, 0, true, 128, 999);
-  ASSERT_TRUE(mask.ok()) << mask.status();
-  KernelConfig config = Config(64, 64, 4, 2);
-  config["KV_SPLITS"] = 8;
-  EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
-                  "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
-  run.expected_heads_q = 2;
-  run.expected_kv_splits = 6;
-  RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
-}
-
-// A decode step's window starts inside a mask block: that block's keys
-// below the window (640-742 of 640-767) are hidden from every row, and the
-// copies leave them out, so that stale or uninitialized K / V there (NaN
-// here) never reaches O. Split and unsplit.
-TEST(EmulatedWgmmaTest, F16SlidingDecodeCopiesNoKeyBelowTheWindow) {
+// kernel walks, where the window's worst count is five. Split, the launch
+// takes a range per tile it visits. Split or not, the copies leave out the
+// keys of block 5 below the window (640-742), which no row sees, so that
+// stale or uninitialized K / V there (NaN here) never reaches O.
+TEST(EmulatedWgmmaTest, F16SlidingDecodeOverWholeMaskBlocks) {
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 1000, 257, 0, true, 128, 999);
   ASSERT_TRUE(mask.ok()) << mask.status();
   for (int splits : {1, 8}) {
     SCOPED_TRACE(splits);
     KernelConfig config = Config(64, 64, 4, 2);
     config["KV_SPLITS"] = splits;
+    const bool split = splits > 1;
     EmulatedRun run{Make(DType::kF16, 8, 2, 1, 1000, 64), config, "sm_90a",
-                    splits == 1 ? "jitk::sparse_attn_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"
-                                : "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
+                    split ? "jitk::sparse_attn_split_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"
+                          : "jitk::sparse_attn_fwd<64, 64, 4, 2, 64, jitk::f16, 2, 3>"};
+    run.expected_heads_q = 2;
+    run.expected_kv_splits = split ? 6 : 1;
     run.nan_keys_from = 640;
     run.nan_keys_to = 999 - 257 + 1;
-    if (splits == 1) {
-      RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, false>, run, *mask);
-    } else {
-      RunEmulated<E>(&WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>, run, *mask);
-    }
+    RunEmulated<E>(split ? &WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>
+                         : &WgmmaFwd<64, 64, 4, 2, 64, f16, 2, false>,
+                   run, *mask);
   }
 }
 
