@@ -21,7 +21,7 @@ the default's, each row then naming its config.
 
 usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
            [--shapes B,HQ,HKV,LQ,LK;...] [--window W] [--per-head-mask]
-           [--configs CONFIG;...]
+           [--layers N] [--configs CONFIG;...]
 """
 
 import argparse
@@ -54,6 +54,12 @@ def replay_us(fn, calls, passes):
     return min(samples), statistics.median(samples)
 
 
+def in_turn(fns):
+    """One callable that calls fns in turn, one per call."""
+    turn = iter(range(1 << 62))
+    return lambda: fns[next(turn) % len(fns)]()
+
+
 def eager_us(fn, calls, passes):
     samples = []
     for _ in range(passes):
@@ -76,19 +82,22 @@ def main():
     parser.add_argument("--window", type=int, default=0)
     parser.add_argument("--per-head-mask", action="store_true")
     parser.add_argument("--configs", default="")
+    parser.add_argument("--layers", type=int, default=1)
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     d = 128
-    print("# {} {}, d={}, graph replay of {} calls, {} passes{}{}".format(
+    print("# {} {}, d={}, graph replay of {} calls, {} passes{}{}{}".format(
         torch.cuda.get_device_name(), args.dtype, d, args.calls, args.passes,
         ", window {}".format(args.window) if args.window else "",
-        ", a block-mask row per head" if args.per_head_mask else ""))
+        ", a block-mask row per head" if args.per_head_mask else "",
+        ", {} K / V caches in turn".format(args.layers) if args.layers > 1 else ""))
     print("{:>20} {:>10} {:>10} {:>9} {:>9} {:>10} {:>9}".format(
         "B,HQ,HKV,LQ,LK", "jitk_us", "sdpa_us", "jitk_GB/s", "sdpa_GB/s", "jitk/sdpa", "cosine"))
     for text in args.shapes.split(";"):
         b, hq, hkv, lq, lk = (int(x) for x in text.split(","))
         q = torch.randn(b, hq, lq, d, device="cuda", dtype=dtype)
-        k, v = (torch.randn(b, hkv, lk, d, device="cuda", dtype=dtype) for _ in range(2))
+        caches = [tuple(torch.randn(b, hkv, lk, d, device="cuda", dtype=dtype) for _ in range(2))
+                  for _ in range(args.layers)]
         out = torch.empty_like(q)
         window, offset = args.window, lk - lq
         visible = ((lambda b_, h_, qi, ki: (ki <= offset + qi) & (offset + qi - ki < window))
@@ -99,24 +108,28 @@ def main():
         if window:
             mask_args = dict(mask="sliding_window_causal", window=window, q_offset=offset)
             first = max(0, offset - window + 1)
-            k_seen, v_seen = k[:, :, first:], v[:, :, first:]
             pos = offset + torch.arange(lq, device="cuda")[:, None]
             key = first + torch.arange(lk - first, device="cuda")[None, :]
             seen = ((key <= pos) & (pos - key < window)) if lq > 1 else None
         else:
             mask_args = dict(mask="none")
-            k_seen, v_seen, seen = k, v, None
-        run_sdpa = lambda: sdpa(q, k_seen, v_seen, attn_mask=seen, enable_gqa=True)
+            first, seen = 0, None
+        seen_kv = [(k[:, :, first:], v[:, :, first:]) for k, v in caches]
+        run_sdpa = in_turn([lambda k=k, v=v: sdpa(q, k, v, attn_mask=seen, enable_gqa=True)
+                            for k, v in seen_kv])
+        k_seen, v_seen = seen_kv[0]
         want = sdpa(q.float(), k_seen.float(), v_seen.float(), attn_mask=seen, enable_gqa=True)
         sdpa_us = replay_us(run_sdpa, args.calls, args.passes)
         sdpa_eager_us = eager_us(run_sdpa, args.calls, args.passes) if args.eager else None
         kv_bytes = 2 * b * hkv * k_seen.shape[2] * d * q.element_size()
         for config in [None] + [c for c in args.configs.split(";") if c]:
-            run_jitk = lambda config=config: jitk.sparse_attn(q, k, v, mask, out=out,
-                                                              config=config, **mask_args)
+            calls = [lambda k=k, v=v, config=config: jitk.sparse_attn(q, k, v, mask, out=out,
+                                                                      config=config, **mask_args)
+                     for k, v in caches]
+            run_jitk = in_turn(calls)
             name = config or "default"
             try:
-                run_jitk()
+                calls[0]()
             except Exception as e:  # a config this shape or GPU refuses
                 print("{:>20} {} refused: {}".format(text, name, str(e).split("\n")[0]))
                 continue
