@@ -232,6 +232,17 @@ JITK_DEVICE int first_copied_key(int pos0, int kv0, bool partial, const SparseAt
   return partial && kv0 >= p.global_tokens ? row_keys<MASK>(pos0, true, p).lo + 1 : 0;
 }
 
+// Whether a copy reads row `row` of a [len, ...] tensor when the rows below
+// lo are left out (zeros in shared memory, no read); rows_copied: every row
+// of a ROWS-row tile from `start`, which then needs no check per row.
+JITK_DEVICE bool row_copied(int row, int lo, int len) {
+  return row >= lo && unsigned(row) < unsigned(len);
+}
+template <int ROWS>
+JITK_DEVICE bool rows_copied(int start, int lo, int len) {
+  return start >= lo && start + ROWS <= len;
+}
+
 // Copies rows [start, start + ROWS) of a [len, HEAD_DIM] tensor (row stride
 // `stride` elements) into shared memory with padded rows. Rows outside
 // [lo, len) become zeros without a read: indices from a bad mask never read
@@ -252,14 +263,14 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
     constexpr int kStep = THREADS / kPerRow;
     const int r0 = int(threadIdx.x) / kPerRow;
     const int col = (int(threadIdx.x) - r0 * kPerRow) * kChunk;
-    const bool inside = start >= lo && start + ROWS <= len;
+    const bool inside = rows_copied<ROWS>(start, lo, len);
     const i64 step = i64(kStep) * stride;
     const T* g = src + (i64(start) + r0) * stride + col;
     const SmemPtr d = smem_ptr(dst + r0 * kRow + col);
 #pragma unroll
     for (int i = 0; i < kTotal / THREADS; ++i) {
       const int row = start + r0 + i * kStep;
-      const bool valid = inside || (row >= lo && unsigned(row) < unsigned(len));
+      const bool valid = inside || row_copied(row, lo, len);
       copy16_async(d + i * kStep * kRow * int(sizeof(T)), valid ? g : src, valid);
       g += step;
     }
@@ -272,7 +283,7 @@ JITK_DEVICE void global_to_shared(T* dst, const T* src, i64 stride, int start, i
       int r = c / kPerRow;
       int col = (c - r * kPerRow) * kChunk;
       int row = start + r;
-      bool valid = row >= lo && unsigned(row) < unsigned(len);
+      bool valid = row_copied(row, lo, len);
       const T* g = src + (valid ? i64(row) * stride + col : i64(0));
       copy16_async(smem_ptr(dst + r * kRow + col), g, valid);
     }
@@ -301,14 +312,14 @@ JITK_DEVICE void global_to_shared_sw128(T* dst, const T* src, i64 stride, int st
                 "a whole number of 8-row steps per thread");
   const int r0 = tid / kPerRow;
   const int chunk = tid - r0 * kPerRow;
-  const bool inside = start >= lo && start + ROWS <= len;
+  const bool inside = rows_copied<ROWS>(start, lo, len);
   const i64 step = i64(kStep) * stride;
   const T* g = src + (i64(start) + r0) * stride + chunk * 8;
   const SmemPtr d = smem_ptr(dst) + Sw128Offset(ROWS, r0, chunk);
 #pragma unroll
   for (int i = 0; i < ROWS / kStep; ++i) {
     const int row = start + r0 + i * kStep;
-    const bool valid = inside || (row >= lo && unsigned(row) < unsigned(len));
+    const bool valid = inside || row_copied(row, lo, len);
     copy16_async(d + i * kStep * 128, valid ? g : src, valid);
     g += step;
   }

@@ -50,13 +50,13 @@ struct StagedRows {
 
   // src: the tensor's first row, read in place of rows outside [lo, len).
   JITK_DEVICE void load(const T* src, i64 stride, int start, int len, int lo) {
-    const bool inside = start >= lo && start + ROWS <= len;
+    const bool inside = rows_copied<ROWS>(start, lo, len);
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       const int c = int(threadIdx.x) + i * THREADS;
       if (kTotal % THREADS != 0 && c >= kTotal) continue;
       const int r = c / kPerRow;
-      const bool valid = inside || (start + r >= lo && unsigned(start + r) < unsigned(len));
+      const bool valid = inside || row_copied(start + r, lo, len);
       const T* g = src + (i64(start) + r) * stride + (c - r * kPerRow) * 8;
       chunks[i] = load16(valid ? g : src);
     }
@@ -64,14 +64,14 @@ struct StagedRows {
 
   // The rows loaded from `start`; those outside [lo, len) become zeros.
   JITK_DEVICE void store(T* dst, int start, int len, int lo) const {
-    const bool inside = start >= lo && start + ROWS <= len;
+    const bool inside = rows_copied<ROWS>(start, lo, len);
     const int tid = opaque(int(threadIdx.x));  // addresses computed here, not held
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       const int c = tid + i * THREADS;
       if (kTotal % THREADS != 0 && c >= kTotal) continue;
       const int r = c / kPerRow;
-      const bool valid = inside || (start + r >= lo && unsigned(start + r) < unsigned(len));
+      const bool valid = inside || row_copied(start + r, lo, len);
       const int unit = 2 * (c - r * kPerRow);
       const bool swap = MfmaSwizzle(kUnits, r) & 1;  // the pair's first unit lands second
       store16(smem_ptr(dst + MfmaTileOffset(kUnits, r, unit) - 4 * swap), chunks[i], valid, swap);
@@ -98,7 +98,7 @@ struct StagedColumns {
   Vec16 chunks[kPerThread][4];
 
   JITK_DEVICE void load(const T* src, i64 stride, int start, int len, int lo) {
-    const bool inside = start >= lo && start + ROWS <= len;
+    const bool inside = rows_copied<ROWS>(start, lo, len);
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
       const int u = int(threadIdx.x) + j * THREADS;
@@ -108,7 +108,7 @@ struct StagedColumns {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         const int key = start + 4 * g + r;
-        const bool valid = inside || (key >= lo && unsigned(key) < unsigned(len));
+        const bool valid = inside || row_copied(key, lo, len);
         chunks[j][r] = load16(valid ? row + r * stride : src);
       }
     }
@@ -116,7 +116,7 @@ struct StagedColumns {
 
   // The rows loaded from `start`; those outside [lo, len) become zeros.
   JITK_DEVICE void store(T* dst, int start, int len, int lo) const {
-    const bool inside = start >= lo && start + ROWS <= len;
+    const bool inside = rows_copied<ROWS>(start, lo, len);
     const int tid = opaque(int(threadIdx.x));  // addresses computed here, not held
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
@@ -128,7 +128,7 @@ struct StagedColumns {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         const int key = start + 4 * g + r;
-        valid[r] = inside || (key >= lo && unsigned(key) < unsigned(len));
+        valid[r] = inside || row_copied(key, lo, len);
       }
 #pragma unroll
       for (int e = 0; e < 8; ++e) {  // column 8c + e: the four rows' element e
