@@ -316,23 +316,33 @@ int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t
 }
 
 // Key tiles the kernel visits for query rows at positions [first_row,
-// first_row + rows) under a sliding mask: it walks the block mask's blocks
-// whole, every BLOCK_N tile of each block the window's band or the global
-// tokens touch. Where a window's keys cross one more block edge than
-// SlidingKeyTiles' tiles show, ranges capped by that count took two tiles
-// each in some of them: one query row, 512 keys at key 32730, 10 tiles in
-// 9 ranges 7.10 us, in 8 6.60; 576 keys, 10 tiles in 10 ranges 6.22-6.27
-// (bench/results/2026-12-07-h100-range-tiles/).
+// first_row + rows) under a sliding mask: every BLOCK_N tile of each block
+// the global tokens touch, and of the blocks the window's band touches
+// those that hold keys of the band (the kernel's cut_window_edges). Where a
+// window's keys cross one more block edge than SlidingKeyTiles' tiles show,
+// ranges capped by that count took two tiles each in some of them: one
+// query row, 512 keys at key 32730, 10 tiles in 9 ranges 7.10 us, in 8
+// 6.60; 576 keys, 10 tiles in 10 ranges 6.22-6.27
+// (bench/results/2026-12-07-h100-range-tiles/, before the edge blocks'
+// tiles outside the band were cut).
 int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64_t first_row,
                           int64_t rows, int64_t len_k, int64_t block, int64_t block_n) {
   const int64_t last_row = first_row + rows - 1;
-  const int64_t first_key = std::max<int64_t>(0, first_row - window + 1);
-  const int64_t last_key =
-      std::min(len_k - 1, mask == attn::kMaskSliding ? last_row + window - 1 : last_row);
+  // Under the two-sided mask a global token's row sees every key.
+  const bool global_row = mask == attn::kMaskSliding && first_row < global_tokens;
+  const int64_t first_key = global_row ? 0 : std::max<int64_t>(0, first_row - window + 1);
+  int64_t last_key = last_row;
+  if (mask == attn::kMaskSliding) last_key = global_row ? len_k - 1 : last_row + window - 1;
+  last_key = std::min(len_k - 1, last_key);
   const int64_t global_blocks = (std::min(global_tokens, len_k) + block - 1) / block;
   const int64_t first_band_block = std::max(first_key / block, global_blocks);
   const int64_t band_blocks = std::max<int64_t>(0, last_key / block - first_band_block + 1);
-  return (global_blocks + band_blocks) * (block / block_n);
+  int64_t tiles = (global_blocks + band_blocks) * (block / block_n);
+  if (band_blocks > 0) {
+    if (first_key / block >= global_blocks) tiles -= first_key % block / block_n;
+    if (last_key / block >= global_blocks) tiles -= (block - 1 - last_key % block) / block_n;
+  }
+  return tiles;
 }
 
 // Built-in defaults, first valid one wins; from the H200 sweeps under

@@ -651,8 +651,9 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
 }
 
 // Under a sliding mask a split launch takes at most one key range per key
-// tile the kernel visits: every 64-key tile of each 128-token mask block the
-// window (and the global tokens) touch at the launch's query position. Both
+// tile the kernel visits at the launch's query position: both 64-key tiles
+// of each 128-token mask block the global tokens touch, and of the blocks
+// the window touches those that hold its keys. Both
 // passes see the same count, the scratch stays the config's. Windows of
 // three tiles or fewer by the count over every position (SlidingKeyTiles,
 // kOnePassWindowTiles, from decode steps timed on an H100) are one pass of
@@ -694,12 +695,11 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
     }
     return most;
   };
-  // The 64-key tiles of the 128-token blocks a query at q sees keys of.
   auto visited_tiles = [](int64_t window, int64_t global_tokens, int64_t q) {
-    std::set<int64_t> blocks;
-    for (int64_t k = 0; k < global_tokens; ++k) blocks.insert(k / 128);
-    for (int64_t k = std::max<int64_t>(0, q - window + 1); k <= q; ++k) blocks.insert(k / 128);
-    return 2 * int64_t(blocks.size());
+    std::set<int64_t> tiles;
+    for (int64_t k = 0; k < global_tokens; ++k) tiles.insert({k / 128 * 2, k / 128 * 2 + 1});
+    for (int64_t k = std::max<int64_t>(0, q - window + 1); k <= q; ++k) tiles.insert(k / 64);
+    return int64_t(tiles.size());
   };
   const std::pair<int64_t, int64_t> windows_and_global_tokens[] = {
       {1, 0},   {2, 0},   {64, 0},  {65, 0},   {128, 0},    {129, 0},
@@ -713,9 +713,9 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
     }
   }
   EXPECT_EQ(ranges(129, 0, 32767), 1) << "two full tiles, or parts of three: one pass";
-  EXPECT_EQ(ranges(130, 0, 32767), 4) << "parts of four tiles, in two blocks";
+  EXPECT_EQ(ranges(130, 0, 32767), 3) << "parts of three tiles; one more in their blocks";
   EXPECT_EQ(ranges(512, 0, 32767), 8) << "512 keys ending on a block edge: four blocks";
-  EXPECT_EQ(ranges(512, 0, 32730), 10) << "512 keys across five blocks";
+  EXPECT_EQ(ranges(512, 0, 32730), 9) << "512 keys across nine tiles of five blocks";
   EXPECT_EQ(ranges(8192, 0, 32767), 32) << "the config's";
   // The two-sided window counts both sides.
   const Shape two_sided = DecodeShape(32768).Set("layout", 2).Set("mask", 3);
@@ -725,7 +725,7 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
                      GoodArgs(1).Int("window", 256).Int("global_tokens", 0).Int("q_offset", 4000),
                      plan),
       IsOk());
-  EXPECT_EQ(plan.grid.z, uint32_t(10)) << "511 keys about the query, across five blocks";
+  EXPECT_EQ(plan.grid.z, uint32_t(9)) << "511 keys about the query, nine tiles of five blocks";
   ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
                              GoodArgs(1).Int("window", 65).Int("global_tokens", 0), plan),
               IsOk());
@@ -753,7 +753,7 @@ TEST(SparseAttnTemplateTest, FewWindowTilesAreOnePassWhereRangesWouldShareSms) {
   };
   EXPECT_EQ(ranges(8, 192), 1) << "64 tiles x 4 ranges share SMs";
   EXPECT_EQ(ranges(5, 192), 1) << "40 tiles x 4 ranges";
-  EXPECT_EQ(ranges(4, 192), 4) << "32 tiles x 4 ranges fit the SMs";
+  EXPECT_EQ(ranges(4, 192), 3) << "32 tiles x 4 ranges fit the SMs; three tiles hold the keys";
   EXPECT_EQ(ranges(8, 256), 4) << "five tiles by the window: split, over the four of two blocks";
   EXPECT_EQ(ranges(1, 128), 1) << "three tiles: one pass everywhere";
 }
