@@ -318,7 +318,8 @@ int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t
 // Key tiles the kernel visits for query rows at positions [first_row,
 // first_row + rows) under a sliding mask: every BLOCK_N tile of each block
 // the global tokens touch, and of the blocks the window's band touches
-// those that hold keys of the band (the kernel's cut_window_edges). Where a
+// those that hold keys of the band (the kernel's cut_window_edges), or with
+// whole_blocks (the persistent walk's) all of them. Where a
 // window's keys cross one more block edge than SlidingKeyTiles' tiles show,
 // ranges capped by that count took two tiles each in some of them: one
 // query row, 512 keys at key 32730, 10 tiles in 9 ranges 7.10 us, in 8
@@ -326,7 +327,8 @@ int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t
 // (bench/results/2026-12-07-h100-range-tiles/, before the edge blocks'
 // tiles outside the band were cut).
 int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64_t first_row,
-                          int64_t rows, int64_t len_k, int64_t block, int64_t block_n) {
+                          int64_t rows, int64_t len_k, int64_t block, int64_t block_n,
+                          bool whole_blocks) {
   const int64_t last_row = first_row + rows - 1;
   // Under the two-sided mask a global token's row sees every key.
   const bool global_row = mask == attn::kMaskSliding && first_row < global_tokens;
@@ -338,7 +340,7 @@ int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64
   const int64_t first_band_block = std::max(first_key / block, global_blocks);
   const int64_t band_blocks = std::max<int64_t>(0, last_key / block - first_band_block + 1);
   int64_t tiles = (global_blocks + band_blocks) * (block / block_n);
-  if (band_blocks > 0) {
+  if (band_blocks > 0 && !whole_blocks) {
     if (first_key / block >= global_blocks) tiles -= first_key % block / block_n;
     if (last_key / block >= global_blocks) tiles -= (block - 1 - last_key % block) / block_n;
   }
@@ -1128,9 +1130,10 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     const bool one_pass =
         tiles <= kOnePassWindowTiles ||
         (tiles <= kOnePassSharedWindowTiles && QueryTilesOf(p) * std::min(splits_, tiles) > sms_);
-    const int64_t visited = lq_ <= bm_ ? SlidingBlockTiles(mask_, p.window, p.global_tokens,
-                                                           p.q_offset, lq_, p.len_k, p.block, bn_)
-                                       : tiles;
+    const int64_t visited =
+        lq_ <= bm_ ? SlidingBlockTiles(mask_, p.window, p.global_tokens, p.q_offset, lq_, p.len_k,
+                                       p.block, bn_, /*whole_blocks=*/persistent_blocks_ > 0)
+                   : tiles;
     p.kv_splits = int(one_pass ? 1 : std::min(splits_, visited));
   }
   // A split kernel over one range is one pass: block z's range is every key

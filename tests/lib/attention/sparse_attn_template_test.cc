@@ -730,6 +730,19 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
                              GoodArgs(1).Int("window", 65).Int("global_tokens", 0), plan),
               IsOk());
   EXPECT_EQ(plan.next, nullptr) << "129 keys about the query: parts of three tiles, one pass";
+  // The persistent walk (the warp-specialized engine's) walks whole blocks:
+  // 256 keys to key 32730 touch six tiles of three blocks, five with keys.
+  auto persistent_ranges = [&](int64_t waves) {
+    KernelConfig c = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", waves}, {"STAGES", 2}};
+    c["KV_SPLITS"] = 32;
+    LaunchArgs args = GoodArgs(1).Int("window", 256).Int("global_tokens", 0);
+    EXPECT_THAT(T().PlanLaunch(c, sliding, arch, args.Int("q_offset", 32730), plan), IsOk());
+    SparseAttnParams part;
+    std::memcpy(&part, plan.args.pointers()[0], sizeof(part));
+    return part.kv_splits;
+  };
+  EXPECT_EQ(persistent_ranges(8), 6);
+  EXPECT_EQ(persistent_ranges(4), 5);
 }
 
 // A window of four key tiles is one pass where the split's blocks would
