@@ -534,8 +534,7 @@ TEST(EmulatedWave32Test, MmaF16SlidingStepOfFourRowsPacked) {
   // 3 and tile 304 of block 4, and walks block 0 whole.
   absl::StatusOr<BlockMask> wide = BlockMask::SlidingWindow(4, 300, 40, 4, false, 64, 250);
   ASSERT_TRUE(wide.ok()) << wide.status();
-  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 3, 1>, run,
-                 *wide);
+  RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 3, 1>, run, *wide);
 }
 
 // The two-sided window on the fp32 engine, its queries from key 50 on.
