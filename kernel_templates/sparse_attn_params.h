@@ -139,12 +139,16 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m, int block
              : 255;
 }
 
-// Query rows one block of a split launch's combine pass merges
-// (sparse_attn_split.h): kCombineLanes threads take four columns of a row,
-// each lane a share of its key ranges.
-constexpr int kCombineLanes = 2;
-JITK_ATTN_HOST_DEVICE constexpr int CombineRowsPerBlock(int head_dim, int threads) {
-  const int per_row = head_dim / 4 * kCombineLanes;
+// The combine pass of a split launch (sparse_attn_split.h): CombineLanes
+// threads take four columns of a row, each lane a share of its key ranges,
+// read kCombineInFlight at a time: one lane up to that many ranges, two past
+// it. CombineRowsPerBlock: the query rows one block merges.
+constexpr int kCombineInFlight = 8;
+JITK_ATTN_HOST_DEVICE constexpr int CombineLanes(int kv_splits) {
+  return kv_splits > kCombineInFlight ? 2 : 1;
+}
+JITK_ATTN_HOST_DEVICE constexpr int CombineRowsPerBlock(int head_dim, int threads, int lanes) {
+  const int per_row = head_dim / 4 * lanes;
   return threads >= per_row ? threads / per_row : 1;
 }
 

@@ -57,19 +57,20 @@ JITK_DEVICE KvSchedule block_schedule(const SparseAttnParams& p, int q0, int row
 }
 
 // The combine pass: block (x, h, b) merges rows [x * kRows, (x + 1) * kRows)
-// of head h, batch b; kCombineLanes neighbouring threads take four columns
-// of a row, lane j its ranges j, j + kCombineLanes, ..., and shuffles merge
-// the lanes' sums at the end. A lane's ranges are read kInFlight at a time,
-// every load of a group issued before any is used, and merged as they come
-// (the running maximum rescales what was summed before it): read one after
+// of head h, batch b; LANES neighbouring threads take four columns of a
+// row, lane j its ranges j, j + LANES, ..., and shuffles merge the lanes'
+// sums at the end. A lane's ranges are read kInFlight at a time, every load
+// of a group issued before any is used, and merged as they come (the
+// running maximum rescales what was summed before it): read one after
 // another, each range cost a round trip to L2, and a decode step's combine
-// is a few rows over many ranges. The lanes read twice kInFlight ranges in
-// one round trip without the registers sixteen loads per thread take.
-template <int HEAD_DIM, int THREADS, typename T>
+// is a few rows over many ranges. Two lanes read twice kInFlight ranges in
+// one round trip without the registers sixteen loads per thread take; up to
+// kInFlight ranges one lane does, in half the blocks.
+template <int HEAD_DIM, int THREADS, typename T, int LANES>
 JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
-  constexpr int kPerRow = HEAD_DIM / 4 * kCombineLanes;
-  constexpr int kRows = CombineRowsPerBlock(HEAD_DIM, THREADS);
-  constexpr int kInFlight = 8;
+  constexpr int kPerRow = HEAD_DIM / 4 * LANES;
+  constexpr int kRows = CombineRowsPerBlock(HEAD_DIM, THREADS, LANES);
+  constexpr int kInFlight = kCombineInFlight;
   // Whole waves take each turn, as the shuffles ask: the turns cover the
   // block's rows rounded up to a wave.
   constexpr int kTurns = (kRows * kPerRow + kWaveSize - 1) / kWaveSize * kWaveSize;
@@ -80,8 +81,8 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
   const T* o_partial = static_cast<const T*>(p.o_partial);
   for (int c = int(threadIdx.x); c < kTurns; c += THREADS) {
     const int r = c / kPerRow;
-    const int lane = c % kCombineLanes;
-    const int col = (c - r * kPerRow) / kCombineLanes * 4;
+    const int lane = c % LANES;
+    const int col = (c - r * kPerRow) / LANES * 4;
     const int row = int(blockIdx.x) * kRows + r;
     // A lane past the block's rows or the query's reads nothing but still
     // joins its wave's shuffles.
@@ -89,12 +90,12 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
     const i64 first = (i64(b) * p.heads_q + h) * p.len_q + row;  // in range 0
     float m = neg_inf(), sum = 0.f;
     float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int s0 = lane; s0 < ranges; s0 += kInFlight * kCombineLanes) {
+    for (int s0 = lane; s0 < ranges; s0 += kInFlight * LANES) {
       float part_lse[kInFlight];
       F4 part[kInFlight];
 #pragma unroll
       for (int i = 0; i < kInFlight; ++i) {
-        const int s = s0 + i * kCombineLanes;
+        const int s = s0 + i * LANES;
         const i64 at = first + s * range_rows;
         const bool in = s < ranges;
         part_lse[i] = in ? p.lse_partial[at] : neg_inf();  // `at` read only when in
@@ -118,7 +119,7 @@ JITK_DEVICE void combine_splits(const SparseAttnParams& p) {
       m = m_group;
     }
 #pragma unroll
-    for (int offset = 1; offset < kCombineLanes; offset *= 2) {
+    for (int offset = 1; offset < LANES; offset *= 2) {
       const float m_both = fmaxf(m, shuffle_xor(m, offset));
       const float rescale = m_both == neg_inf() ? 0.f : exp2f((m - m_both) * (1.f / kLn2));
       sum *= rescale;
@@ -162,7 +163,11 @@ JITK_DEVICE bool ran_combine_pass(const SparseAttnParams& p) {
   if (!SPLIT) return false;
   if (p.combine) {
     wait_for_previous_grid();
-    combine_splits<HEAD_DIM, THREADS, T>(p);
+    if (CombineLanes(p.kv_splits) == 1) {
+      combine_splits<HEAD_DIM, THREADS, T, 1>(p);
+    } else {
+      combine_splits<HEAD_DIM, THREADS, T, 2>(p);
+    }
     return true;
   }
   let_dependent_grid_start();

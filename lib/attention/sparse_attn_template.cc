@@ -875,7 +875,6 @@ class SparseAttnPlanner final : public LaunchPlanner {
   // lq where lq is a power of two (as an element mask needs it,
   // PacksGroupedHeads), else -1.
   int packed_row_mask_ = -1;
-  int combine_rows_ = 1;  // query rows per block of the combine pass
   // The combine pass may start while the split pass ends: its kernel waits
   // for it (griddepcontrol.wait, sparse_attn_split.h) on sm_90 and later.
   bool dependent_combine_ = false;
@@ -999,7 +998,6 @@ SparseAttnPlanner::SparseAttnPlanner(const LaunchArgNames& names, const Shape& s
            (!folds_steps || range_rows % lq == 0 || lq % range_rows == 0);
   if (std::has_single_bit(uint64_t(lq))) packed_row_mask_ = int(lq - 1);
   if (splits_ > 1) {
-    combine_rows_ = attn::CombineRowsPerBlock(int(d), int(waves * arch.wave_size));
     dependent_combine_ = NvidiaSm(arch) >= 90;
     const size_t rows_total = size_t(splits_ * b_ * hq_ * lq);
     constexpr size_t kAlign = 256;
@@ -1178,8 +1176,8 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   LaunchPlan& combine = *(plan.next = std::make_unique<LaunchPlan>());
   SparseAttnParams merge = p;
   merge.combine = 1;
-  combine.grid = {uint32_t((p.len_q + combine_rows_ - 1) / combine_rows_), uint32_t(p.heads_q),
-                  uint32_t(b_)};
+  const int rows = attn::CombineRowsPerBlock(int(d_), int(block_.x), attn::CombineLanes(p.kv_splits));
+  combine.grid = {uint32_t((p.len_q + rows - 1) / rows), uint32_t(p.heads_q), uint32_t(b_)};
   combine.block = block_;
   combine.dependent = dependent_combine_;
   const size_t merge_at = combine.args.Add(merge);

@@ -1,29 +1,30 @@
 #!/bin/bash
-# Sliding-window decode steps (one query row, Hq=32, Hkv=8, d=128, f16)
-# before and after the window's edge blocks are cut to the tiles holding
-# its keys: the library of .carry/before (76ffc3a, make_before.sh) against
-# .carry/build, alternating, two rounds; keys to 32731 (the lowest block's
-# lower tile lies below windows of 128 and 256 keys) and to 32700 (the
-# highest block's upper tile lies past the keys). Default config and the
-# unsplit kernel (KV_SPLITS=1). Then the GPU tests, cold-cache steps
-# (--layers 16) of both libraries, and Nsight Compute's kernel times at B=8
-# under 256 keys (after).
+# Sliding-window decode steps (one query row, Hq=32, Hkv=8, d=128, f16):
+# 76ffc3a (.carry/before: whole mask blocks walked), 8a75216 (.carry/cuts:
+# the window's edge blocks cut to the tiles holding its keys) and the
+# library under test (.carry/build: also one combine lane up to eight
+# ranges), alternating, two rounds (make_before.sh builds the first two).
+# Keys to 32731 (the lowest block's lower tile lies below windows of 128
+# and 256 keys) and to 32700 (the highest block's upper tile lies past the
+# keys). Default config and the unsplit kernel (KV_SPLITS=1). Then the GPU
+# tests, cold-cache steps (--layers 16) of 76ffc3a and the library under
+# test, and Nsight Compute's kernel times at B=8 under 256 keys.
 cd "$(dirname "$0")/../../.."
 S="$OUT/summary.txt"; mkdir -p "$OUT"
-{ echo "before $(head -1 .carry/before/COMMIT)  after $(cat .carry/build/COMMIT | tr '\n' ' ')"
+{ echo "before $(cat .carry/before/COMMIT)  cuts $(cat .carry/cuts/COMMIT)  after $(cat .carry/build/COMMIT | tr '\n' ' ')"
   date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; } > $S
 C="BLOCK_M=64,BLOCK_N=64,STAGES=2,WAVES=4,KV_SPLITS"
-step() {  # before|after window shapes configs [extra args]
+step() {  # before|cuts|after window shapes configs [extra args]
   local lib=$PWD/.carry/build/lib/c_api/libjitk_c.so
-  [[ $1 == before ]] && lib=$PWD/.carry/before/c_api/libjitk_c.so
+  [[ $1 != after ]] && lib=$PWD/.carry/$1/c_api/libjitk_c.so
   JITK_LIBRARY=$lib JITK_CACHE_DIR=/tmp/jc-$1 PYTHONPATH=$PWD/python \
     timeout 120 python3 bench/device/decode_step.py --window $2 --shapes "$3" --configs "$4" $5 2>&1 |
     grep -v "system DB" | sed "s|^|$1 w$2 |"
 }
 SHAPES="1,32,8,1,32731;4,32,8,1,32731;8,32,8,1,32731;8,32,8,1,32700"
 for rep in 1 2; do
-  for w in 128 192 256 512 1024; do
-    for lib in before after; do step $lib $w "$SHAPES" "$C=1"; done
+  for w in 128 256 512 1024; do
+    for lib in before cuts after; do step $lib $w "$SHAPES" "$C=1"; done
   done
 done > $OUT/sweep.txt
 echo "sweep rc=$? $(date -u +%T)" >> $S
@@ -41,8 +42,8 @@ JITK_LIBRARY=$PWD/.carry/build/lib/c_api/libjitk_c.so JITK_CACHE_DIR=/tmp/jc-aft
   > $OUT/ncu_w256.txt 2>&1
 echo "ncu rc=$? $(date -u +%T)" >> $S
 cat $S
-grep -hE "^(before|after) w[0-9]+ +[0-9]+,32,8,1," $OUT/sweep.txt | sed 's/   (median [^)]*)//' |
-  awk '{print $1, $2, $3, $4, $5, $8, ($NF == "default" ? "default" : "split1")}' | sort -s -k2,2V -k3,3 -k7,7 -k1,1r
+grep -hE "^(before|cuts|after) w[0-9]+ +[0-9]+,32,8,1," $OUT/sweep.txt | sed 's/   (median [^)]*)//' |
+  awk '{print $1, $2, $3, $4, $5, $8, ($NF == "default" ? "default" : "split1")}' | sort -s -k2,2V -k3,3 -k7,7
 grep -hE "^(before|after) w[0-9]+ +[0-9]+,32,8,1," $OUT/cold.txt | sed 's/   (median [^)]*)//' |
   awk '{print "cold", $1, $2, $3, $4, $5, $8, ($NF == "default" ? "default" : "split1")}'
 grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Grid Size" $OUT/ncu_w256.txt | cut -c1-100 | head -60

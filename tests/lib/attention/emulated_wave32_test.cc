@@ -408,14 +408,15 @@ TEST(EmulatedWave32Test, MmaF16StridedPerHead) {
 // Key-range splits (sparse_attn_split.h): the split pass's partial results
 // in the plan's scratch, merged by the combine pass. A decode step (one
 // query row, grouped heads packed as rows, two batches) whose 19 key tiles
-// share out unevenly over 4 ranges, over 17 (the combine reads them eight at a
-// time: a last group of one), and over 32, most of them empty (there
+// share out unevenly over 4 ranges, 8 (the combine's one lane per columns
+// reads them in one group), 9 (two lanes, one group each), over 17 (eight
+// at a time: a last group of one), and over 32, most of them empty (there
 // in [B, L, H, D], whose packed rows are a head apart); a causal mask whose
 // ranges hold rows that see none of their keys.
 TEST(EmulatedWave32Test, MmaF16KeyRangeSplits) {
   absl::StatusOr<BlockMask> decode = BlockMask::Dense(1, 300, 32);
   ASSERT_TRUE(decode.ok()) << decode.status();
-  for (int splits : {4, 17, 32}) {
+  for (int splits : {4, 8, 9, 17, 32}) {
     SCOPED_TRACE(splits);
     KernelConfig config = Config(16, 16, 1, 2);
     config["KV_SPLITS"] = splits;

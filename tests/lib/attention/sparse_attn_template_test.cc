@@ -796,6 +796,24 @@ TEST(SparseAttnTemplateTest, CombinePassIsADependentLaunchFromSm90) {
   EXPECT_FALSE(plan.dependent);
 }
 
+// The combine pass merges a row's ranges with one thread per four columns
+// up to eight ranges, two past that: a group's four packed rows of d = 128
+// take one block of 128 threads, or two.
+TEST(SparseAttnTemplateTest, CombinePassTakesASecondLanePastEightRanges) {
+  KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
+  for (auto [splits, blocks] : {std::pair{2, 1u}, {8, 1u}, {9, 2u}, {16, 2u}}) {
+    SCOPED_TRACE(splits);
+    split["KV_SPLITS"] = splits;
+    LaunchPlan plan;
+    ASSERT_THAT(T().PlanLaunch(split, DecodeShape(32768), Arch("sm_90a"), GoodArgs(1), plan),
+                IsOk());
+    ASSERT_NE(plan.next, nullptr);
+    EXPECT_EQ(plan.next->block.x, 128u);
+    EXPECT_EQ(plan.next->grid.x, blocks);
+    EXPECT_EQ(plan.next->grid.y, 8u) << "the packed launch's heads";
+  }
+}
+
 // Rank-major order (grid heads x query tiles x batch) for a causal mask
 // where at least four blocks per head are resident and the launch is at
 // most 32 waves of resident blocks; head-major otherwise and for other
