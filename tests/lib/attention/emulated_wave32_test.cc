@@ -532,10 +532,14 @@ TEST(EmulatedWave32Test, MmaF16SlidingStepOfFourRowsPacked) {
                  *two_sided);
   // Over 64-token mask blocks of four tiles: rows at 250..253 see keys 211
   // to 292 and the global tokens, so the walk leaves out tile 192 of block
-  // 3 and tile 304 of block 4, and walks block 0 whole.
+  // 3 and tile 304 of block 4, and walks block 0 whole; with cp.async
+  // copies (sm_80) and tensor copies (sm_90).
   absl::StatusOr<BlockMask> wide = BlockMask::SlidingWindow(4, 300, 40, 4, false, 64, 250);
   ASSERT_TRUE(wide.ok()) << wide.status();
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 3, 1>, run, *wide);
+  run.arch = "sm_90";
+  run.expected_name = "jitk::sparse_attn_tma_fwd<16, 16, 1, 2, 32, jitk::f16, 3>";
+  RunEmulated<E, Maps>(&MmaTmaFwd<16, 16, 1, 2, 32, jitk_emu32::f16, 3>, run, *wide);
 }
 
 // The two-sided window on the fp32 engine, its queries from key 50 on.
