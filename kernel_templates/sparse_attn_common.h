@@ -104,8 +104,7 @@ JITK_DEVICE bool keys_visible(int skip_lo, int skip_hi, int row_lo, int row_hi, 
 struct CutBlock {
   unsigned pos : 20, lo : 6, hi : 6;
 };
-constexpr int kNoCut = (1 << 20) - 1;  // past any walk; times tiles_per_block stays an int
-constexpr int kMaxCutTiles = (1 << 6) - 1;
+constexpr int kNoCut = 2 * kMaxCutBlocks + 1;  // past any walk (CutsWindowEdges)
 
 // Whether the schedules of element mask MASK have cuts (the sliding
 // windows'); the other masks' walks compile without them.
@@ -146,14 +145,14 @@ struct KvSchedule {
     return index * block;
   }
 
-  // The tiles of the bi-th listed block walked: [*lo, returned).
-  JITK_DEVICE int block_tiles(int bi, int* lo) const {
-    *lo = 0;
+  // The tiles of the bi-th listed block walked: [*first, returned).
+  JITK_DEVICE int walked_tiles(int bi, int* first) const {
+    *first = 0;
     int hi = tiles_per_block;
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
       if (bi == int(cut[c].pos)) {
-        *lo = int(cut[c].lo);
+        *first = int(cut[c].lo);
         hi = int(cut[c].hi);
       }
     }
@@ -203,7 +202,7 @@ struct KvCursor {
     bi = t / s.tiles_per_block;
     sub = t - bi * s.tiles_per_block;
     int lo;
-    end = CUTS ? s.block_tiles(bi, &lo) : s.tiles_per_block;
+    end = CUTS ? s.walked_tiles(bi, &lo) : s.tiles_per_block;
     partial = false;
     start = (bi < s.n_blocks ? s.block_start(bi, &partial) : 0) + sub * s.block_n;
   }
@@ -214,7 +213,7 @@ struct KvCursor {
     }
     ++bi;
     sub = 0;
-    if (CUTS) end = s.block_tiles(bi, &sub);
+    if (CUTS) end = s.walked_tiles(bi, &sub);
     if (bi < s.n_blocks) start = s.block_start(bi, &partial) + sub * s.block_n;
   }
 };
@@ -320,8 +319,7 @@ JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int row
   sched.n_tiles = sched.n_blocks * sched.tiles_per_block;
   sched.first = 0;
   sched.cut[0] = sched.cut[1] = CutBlock{unsigned(kNoCut), 0u, 0u};
-  if (CUTS && sched.tiles_per_block > 1 && sched.tiles_per_block <= kMaxCutTiles &&
-      sched.n_blocks < kNoCut) {
+  if (CUTS && CutsWindowEdges(sched.tiles_per_block, p.num_kv_blocks)) {
     cut_window_edges<MASK>(p, q0, rows, n_partial, &sched);
   }
   return sched;

@@ -139,6 +139,16 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m, int block
              : 255;
 }
 
+// Whether a sliding mask's schedules leave out the tiles of the window's
+// edge blocks that hold none of its keys (cut_window_edges,
+// sparse_attn_common.h; the host's range cap counts tiles by the same
+// rule): blocks of 2 to 63 tiles, a walk's place in 20 bits.
+constexpr int kMaxCutTiles = (1 << 6) - 1;
+constexpr int kMaxCutBlocks = (1 << 19) - 1;  // listed twice at most: full and partial
+JITK_ATTN_HOST_DEVICE constexpr bool CutsWindowEdges(int tiles_per_block, int num_kv_blocks) {
+  return tiles_per_block > 1 && tiles_per_block <= kMaxCutTiles && num_kv_blocks <= kMaxCutBlocks;
+}
+
 // The combine pass of a split launch (sparse_attn_split.h): CombineLanes
 // threads take four columns of a row, each lane a share of its key ranges,
 // read kCombineInFlight at a time: one lane up to that many ranges, two past

@@ -44,10 +44,10 @@ JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int
 // order where that would hold up the launch (sparse_attn_template.cc).
 struct QueryTileWalk {
   // Whole mask blocks, no window cuts: the warp-specialized engine's
-  // consumers take the next tile's schedule under the last P V, and the cuts'
-  // registers spilled there (bench/results/2026-12-07-cpu-edge-tiles/); its
-  // sliding tiles are 128 keys, the mask blocks' size, which leaves nothing
-  // to cut.
+  // consumers take the next tile's schedule under the last P V, and the
+  // cuts' registers spilled there (32 and 24 bytes at 64 and 128 rows,
+  // bench/results/2026-12-07-cpu-edge-tiles/variants.txt). Its decode steps
+  // with unpacked heads (64-key tiles) walk the edge blocks whole.
   static constexpr bool kWalkCuts = false;
 
   int round = 0;

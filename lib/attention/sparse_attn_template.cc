@@ -318,8 +318,8 @@ int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t
 // Key tiles the kernel visits for query rows at positions [first_row,
 // first_row + rows) under a sliding mask: every BLOCK_N tile of each block
 // the global tokens touch, and of the blocks the window's band touches
-// those that hold keys of the band (the kernel's cut_window_edges), or with
-// whole_blocks (the persistent walk's) all of them. Where a
+// every tile, or with edges_cut (the kernel's cut_window_edges) those that
+// hold keys of the band. Where a
 // window's keys cross one more block edge than SlidingKeyTiles' tiles show,
 // ranges capped by that count took two tiles each in some of them: one
 // query row, 512 keys at key 32730, 10 tiles in 9 ranges 7.10 us, in 8
@@ -328,7 +328,7 @@ int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t
 // tiles outside the band were cut).
 int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64_t first_row,
                           int64_t rows, int64_t len_k, int64_t block, int64_t block_n,
-                          bool whole_blocks) {
+                          bool edges_cut) {
   const int64_t last_row = first_row + rows - 1;
   // Under the two-sided mask a global token's row sees every key.
   const bool global_row = mask == attn::kMaskSliding && first_row < global_tokens;
@@ -340,7 +340,7 @@ int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64
   const int64_t first_band_block = std::max(first_key / block, global_blocks);
   const int64_t band_blocks = std::max<int64_t>(0, last_key / block - first_band_block + 1);
   int64_t tiles = (global_blocks + band_blocks) * (block / block_n);
-  if (band_blocks > 0 && !whole_blocks) {
+  if (band_blocks > 0 && edges_cut) {
     if (first_key / block >= global_blocks) tiles -= first_key % block / block_n;
     if (last_key / block >= global_blocks) tiles -= (block - 1 - last_key % block) / block_n;
   }
@@ -847,6 +847,12 @@ class SparseAttnPlanner final : public LaunchPlanner {
   int64_t QueryTilesOf(const SparseAttnParams& p) const {
     return (p.len_q + bm_ - 1) / bm_ * p.heads_q * p.batch;
   }
+  // Whether the kernel's schedules for p leave out the tiles of a sliding
+  // window's edge blocks that hold none of its keys: not the persistent
+  // walk's (sparse_attn_persistent.h), whose consumers spilled with them.
+  bool EdgesCut(const SparseAttnParams& p) const {
+    return persistent_blocks_ == 0 && attn::CutsWindowEdges(int(p.block / bn_), p.num_kv_blocks);
+  }
   // A split launch (splits_ > 1): the split pass into the scratch, then
   // the combine pass into o and lse; p.kv_splits ranges.
   void FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPlan& plan) const;
@@ -1128,10 +1134,10 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     const bool one_pass =
         tiles <= kOnePassWindowTiles ||
         (tiles <= kOnePassSharedWindowTiles && QueryTilesOf(p) * std::min(splits_, tiles) > sms_);
-    const int64_t visited =
-        lq_ <= bm_ ? SlidingBlockTiles(mask_, p.window, p.global_tokens, p.q_offset, lq_, p.len_k,
-                                       p.block, bn_, /*whole_blocks=*/persistent_blocks_ > 0)
-                   : tiles;
+    const int64_t visited = lq_ <= bm_
+                                ? SlidingBlockTiles(mask_, p.window, p.global_tokens, p.q_offset,
+                                                    lq_, p.len_k, p.block, bn_, EdgesCut(p))
+                                : tiles;
     p.kv_splits = int(one_pass ? 1 : std::min(splits_, visited));
   }
   // A split kernel over one range is one pass: block z's range is every key
@@ -1176,7 +1182,8 @@ void SparseAttnPlanner::FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPl
   LaunchPlan& combine = *(plan.next = std::make_unique<LaunchPlan>());
   SparseAttnParams merge = p;
   merge.combine = 1;
-  const int rows = attn::CombineRowsPerBlock(int(d_), int(block_.x), attn::CombineLanes(p.kv_splits));
+  const int rows =
+      attn::CombineRowsPerBlock(int(d_), int(block_.x), attn::CombineLanes(p.kv_splits));
   combine.grid = {uint32_t((p.len_q + rows - 1) / rows), uint32_t(p.heads_q), uint32_t(b_)};
   combine.block = block_;
   combine.dependent = dependent_combine_;

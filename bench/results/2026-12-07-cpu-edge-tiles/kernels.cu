@@ -1,7 +1,7 @@
-// The sliding decode kernels (sm_90a's 64/64/4/2 wgmma, split and unsplit;
-// sm_80's 128/32/4/2 mma, split), the warp-specialized engine's causal and
-// sliding kernels, and a causal and a dense cp.async kernel: their
-// schedules, cut or not, before and after the edge-block cuts.
+// The sliding decode kernels (sm_90a's 64/64/4/2 wgmma and sm_80's
+// 128/32/4/2 mma, each split and unsplit), the warp-specialized engine's
+// causal and sliding kernels, and a causal cp.async kernel for each arch:
+// their schedules, cut or not, before and after the edge-block cuts.
 #include "kernel_templates/sparse_attn.h"
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define WS(...)                                                                            \

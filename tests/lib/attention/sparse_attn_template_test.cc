@@ -652,8 +652,8 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
 
 // Under a sliding mask a split launch takes at most one key range per key
 // tile the kernel visits at the launch's query position: both 64-key tiles
-// of each 128-token mask block the global tokens touch, and of the blocks
-// the window touches those that hold its keys. Both
+// of each 128-token mask block the global tokens touch, and the tiles that
+// hold the window's keys in the blocks it touches. Both
 // passes see the same count, the scratch stays the config's. Windows of
 // three tiles or fewer by the count over every position (SlidingKeyTiles,
 // kOnePassWindowTiles, from decode steps timed on an H100) are one pass of
@@ -743,6 +743,14 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   };
   EXPECT_EQ(persistent_ranges(8), 6);
   EXPECT_EQ(persistent_ranges(4), 5);
+  // Blocks of 64 or more tiles are walked whole (CutsWindowEdges): 512 keys
+  // in one 4096-token block, all 64 of its tiles.
+  ASSERT_THAT(
+      T().PlanLaunch(split, Shape(sliding).Set("block", 4096), arch,
+                     GoodArgs(1).Int("window", 512).Int("global_tokens", 0).Int("q_offset", 32767),
+                     plan),
+      IsOk());
+  EXPECT_EQ(plan.grid.z, 32u) << "the config's 32 ranges, under 64 tiles";
 }
 
 // A window of four key tiles is one pass where the split's blocks would
