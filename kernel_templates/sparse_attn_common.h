@@ -99,8 +99,7 @@ JITK_DEVICE bool keys_visible(int skip_lo, int skip_hi, int row_lo, int row_hi, 
 
 // A listed mask block whose query tile sees keys in tiles [lo, hi) of it
 // only (KvSchedule::cut): pos is its place in the walk, kNoCut for none.
-// One register: the producer thread of the warp-specialized engine holds
-// two schedules in its few.
+// One register each: a schedule's cuts stay live across the tile loop.
 struct CutBlock {
   unsigned pos : 20, lo : 6, hi : 6;
 };
