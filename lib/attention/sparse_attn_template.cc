@@ -337,9 +337,14 @@ int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64
   if (mask == attn::kMaskSliding) last_key = global_row ? len_k - 1 : last_row + window - 1;
   last_key = std::min(len_k - 1, last_key);
   const int64_t global_blocks = (std::min(global_tokens, len_k) + block - 1) / block;
+  // Under the sliding-causal mask no row sees a global token past its own
+  // position: the mask lists the global blocks up to the last row's.
+  const int64_t seen_global =
+      mask == attn::kMaskSlidingCausal ? std::min(global_tokens, last_row + 1) : global_tokens;
+  const int64_t global_walked = (std::min(seen_global, len_k) + block - 1) / block;
   const int64_t first_band_block = std::max(first_key / block, global_blocks);
   const int64_t band_blocks = std::max<int64_t>(0, last_key / block - first_band_block + 1);
-  int64_t tiles = (global_blocks + band_blocks) * (block / block_n);
+  int64_t tiles = (global_walked + band_blocks) * (block / block_n);
   if (band_blocks > 0 && edges_cut) {
     if (first_key / block >= global_blocks) tiles -= first_key % block / block_n;
     if (last_key / block >= global_blocks) tiles -= (block - 1 - last_key % block) / block_n;

@@ -717,6 +717,7 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   EXPECT_EQ(ranges(512, 0, 32767), 8) << "512 keys ending on a block edge: four blocks";
   EXPECT_EQ(ranges(512, 0, 32730), 9) << "512 keys across nine tiles of five blocks";
   EXPECT_EQ(ranges(8192, 0, 32767), 32) << "the config's";
+  EXPECT_EQ(ranges(64, 300, 100), 2) << "global tokens 0-100 seen: block 0, not the three of 300";
   // The two-sided window counts both sides.
   const Shape two_sided = DecodeShape(32768).Set("layout", 2).Set("mask", 3);
   LaunchPlan plan;
