@@ -255,16 +255,13 @@ JITK_DEVICE void cut_window_edges(const SparseAttnParams& p, int q0, int rows, i
                                   KvSchedule* s) {
   const int pos_lo = mask_position<MASK>(q0 + p.q_offset, p);
   const int pos_hi = mask_position<MASK>(min(q0 + rows, p.len_q) - 1 + p.q_offset, p);
-  const int first_key = max(row_keys<MASK>(pos_lo, true, p).lo + 1, 0);
-  const int key_end = max(row_keys<MASK>(pos_lo, true, p).hi, row_keys<MASK>(pos_hi, true, p).hi);
-  if (first_key >= key_end) return;
-  const int global_blocks = (min(p.global_tokens, p.len_k) + p.block - 1) / p.block;
-  const int lower = first_key / p.block, upper = (key_end - 1) / p.block;
-  const int lead = lower >= global_blocks ? (first_key - lower * p.block) / s->block_n : 0;
-  const int keep = upper >= global_blocks
-                       ? (key_end - upper * p.block + s->block_n - 1) / s->block_n
-                       : s->tiles_per_block;
-  if (lead == 0 && keep == s->tiles_per_block) return;
+  const RowKeys lowest = row_keys<MASK>(pos_lo, true, p);
+  const EdgeTiles edges =
+      WindowEdgeTiles(max(lowest.lo + 1, 0), max(lowest.hi, row_keys<MASK>(pos_hi, true, p).hi),
+                      p.global_tokens, p.len_k, p.block, s->block_n);
+  if (edges.below == 0 && edges.above == 0) return;
+  const int lower = edges.lower, upper = edges.upper;
+  const int lead = edges.below, keep = s->tiles_per_block - edges.above;
   int at_lower = -1, at_upper = -1;
   for (int i = 0; i < n_partial; ++i) {
     const int index = s->partial[i];

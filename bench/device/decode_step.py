@@ -25,6 +25,7 @@ usage: python3 decode_step.py [--calls 200] [--passes 7] [--dtype float16]
 """
 
 import argparse
+import itertools
 import statistics
 import time
 
@@ -56,8 +57,8 @@ def replay_us(fn, calls, passes):
 
 def in_turn(fns):
     """One callable that calls fns in turn, one per call."""
-    turn = iter(range(1 << 62))
-    return lambda: fns[next(turn) % len(fns)]()
+    turn = itertools.cycle(fns)
+    return lambda: next(turn)()
 
 
 def eager_us(fn, calls, passes):

@@ -345,9 +345,11 @@ int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64
   const int64_t first_band_block = std::max(first_key / block, global_blocks);
   const int64_t band_blocks = std::max<int64_t>(0, last_key / block - first_band_block + 1);
   int64_t tiles = (global_walked + band_blocks) * (block / block_n);
-  if (band_blocks > 0 && edges_cut) {
-    if (first_key / block >= global_blocks) tiles -= first_key % block / block_n;
-    if (last_key / block >= global_blocks) tiles -= (block - 1 - last_key % block) / block_n;
+  if (edges_cut) {
+    const attn::EdgeTiles edges =
+        attn::WindowEdgeTiles(int(first_key), int(last_key + 1), int(global_tokens), int(len_k),
+                              int(block), int(block_n));
+    tiles -= edges.below + edges.above;
   }
   return tiles;
 }
