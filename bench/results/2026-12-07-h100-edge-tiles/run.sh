@@ -6,7 +6,8 @@
 # ranges), alternating, two rounds (make_before.sh builds the first two).
 # Keys to 32731 (the lowest block's lower tile lies below windows of 128
 # and 256 keys) and to 32700 (the highest block's upper tile lies past the
-# keys). Default config and the unsplit kernel (KV_SPLITS=1). Then the GPU
+# keys). Default config and the unsplit kernel (KV_SPLITS=1). Then windows
+# ending on a tile edge (keys to 32768, the library under test), the GPU
 # tests, cold-cache steps (--layers 16) of 76ffc3a and the library under
 # test, and Nsight Compute's kernel times at B=8 under 256 keys.
 cd "$(dirname "$0")/../../.."
@@ -28,6 +29,12 @@ for rep in 1 2; do
   done
 done > $OUT/sweep.txt
 echo "sweep rc=$? $(date -u +%T)" >> $S
+# Windows that end on a tile edge (keys to 32768) visit a tile fewer than
+# the count over every position: 192 keys three, 256 keys four.
+for rep in 1 2; do
+  for w in 192 256; do step after $w "1,32,8,1,32768;4,32,8,1,32768;8,32,8,1,32768" "$C=1"; done
+done > $OUT/aligned.txt
+echo "aligned rc=$? $(date -u +%T)" >> $S
 timeout 200 .carry/build/tests/jitk_lib_attention_tests --gtest_filter='*GpuTest*' > $OUT/gpu_tests.txt 2>&1
 echo "gpu tests rc=$? $(grep -cE '^\[       OK' $OUT/gpu_tests.txt) ok, $(grep -cE '^\[  SKIPPED' $OUT/gpu_tests.txt) skipped $(date -u +%T)" >> $S
 for w in 256 1024; do
@@ -44,6 +51,8 @@ echo "ncu rc=$? $(date -u +%T)" >> $S
 cat $S
 grep -hE "^(before|cuts|after) w[0-9]+ +[0-9]+,32,8,1," $OUT/sweep.txt | sed 's/   (median [^)]*)//' |
   awk '{print $1, $2, $3, $4, $5, $8, ($NF == "default" ? "default" : "split1")}' | sort -s -k2,2V -k3,3 -k7,7
+grep -hE "^after w[0-9]+ +[0-9]+,32,8,1," $OUT/aligned.txt | sed 's/   (median [^)]*)//' |
+  awk '{print "aligned", $1, $2, $3, $4, $5, $8, ($NF == "default" ? "default" : "split1")}'
 grep -hE "^(before|after) w[0-9]+ +[0-9]+,32,8,1," $OUT/cold.txt | sed 's/   (median [^)]*)//' |
   awk '{print "cold", $1, $2, $3, $4, $5, $8, ($NF == "default" ? "default" : "split1")}'
 grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Grid Size" $OUT/ncu_w256.txt | cut -c1-100 | head -60
