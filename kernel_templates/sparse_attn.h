@@ -147,7 +147,7 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   const int hk = h / (p.heads_q / p.heads_kv);
   const int ob = output_batch<SPLIT>(b);
 
-  const KvSchedule sched = block_schedule<SPLIT, MASK>(p, q0, BM, h, b, BN);
+  const KvSchedule sched = block_schedule<SPLIT>(p, q0, h, b, BN);
 
   if (sched.n_tiles == 0) {
     write_empty_rows<BM, D, kThreads, T>(output_rows<T>(p, ob, h), p.o_stride_l,
@@ -179,14 +179,14 @@ JITK_DEVICE void attention_tile(const SparseAttnParams& p, char* smem, TileSlot*
   for (int t = 0; t < S - 1; ++t) {
     if (t < sched.n_tiles) {
       bool partial;
-      int kv0 = sched.tile_start<kWindowCuts<MASK>>(t, &partial);
+      int kv0 = sched.tile_start(t, &partial);
       load_kv(skv + t * 2 * kKV, kv0, partial);
       if (threadIdx.x == 0) slots[t] = TileSlot{kv0, partial};
     }
     cp_async_commit();
   }
 
-  KvCursor<kWindowCuts<MASK>> fill;  // the tile loaded next, S - 1 ahead of the one computed
+  KvCursor fill;  // the tile loaded next, S - 1 ahead of the one computed
   fill.seek(sched, S - 1);
   // Loads tile `next` into its stage, as one copy group (empty past the end).
   auto refill = [&](int next) {
@@ -238,7 +238,7 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
   const int q0 = g.q0, h = g.h, b = g.b;
   const int hk = h / (p.heads_q / p.heads_kv);
   const int ob = output_batch<SPLIT>(b);
-  const KvSchedule sched = block_schedule<SPLIT, MASK>(p, q0, BM, h, b, BN);
+  const KvSchedule sched = block_schedule<SPLIT>(p, q0, h, b, BN);
   if (sched.n_tiles == 0) {
     write_empty_rows<BM, D, E::kThreads, T>(output_rows<T>(p, ob, h), p.o_stride_l,
                                             lse_rows(p, ob, h), q0, p.len_q);
@@ -269,14 +269,14 @@ JITK_DEVICE void attention_tile_tma(const SparseAttnParams& p, const SparseAttnT
     for (int t = 0; t < S - 1; ++t) {
       if (t < sched.n_tiles) {
         bool partial;
-        const int kv0 = sched.tile_start<kWindowCuts<MASK>>(t, &partial);
+        const int kv0 = sched.tile_start(t, &partial);
         load_kv(t, kv0);
         slots[t] = TileSlot{kv0, partial};
       }
     }
   }
 
-  KvCursor<kWindowCuts<MASK>> fill;  // the tile loaded next (the copying thread advances it)
+  KvCursor fill;  // the tile loaded next (the copying thread advances it)
   fill.seek(sched, S - 1);
   auto refill = [&](int next) {
     if (copier && next < sched.n_tiles) {

@@ -97,23 +97,8 @@ JITK_DEVICE bool keys_visible(int skip_lo, int skip_hi, int row_lo, int row_hi, 
   return !none;
 }
 
-// A listed mask block whose query tile sees keys in tiles [lo, hi) of it
-// only (KvSchedule::cut): pos is its place in the walk, kNoCut for none.
-// One register each: a schedule's cuts stay live across the tile loop.
-struct CutBlock {
-  unsigned pos : 20, lo : 6, hi : 6;
-};
-constexpr int kNoCut = 2 * kMaxCutBlocks + 1;  // past any walk (CutsWindowEdges)
-
-// Whether the schedules of element mask MASK have cuts (the sliding
-// windows'); the other masks' walks compile without them.
-template <int MASK>
-constexpr bool kWindowCuts = MASK == kMaskSliding || MASK == kMaskSlidingCausal;
-
 // The key tiles one query block visits: its full blocks, then its partial
-// ones, each cut into block / BLOCK_N tiles, less the tiles of at most two
-// listed blocks that hold no key its rows see (cut, in walk order): a
-// sliding window's edge blocks where a mask block spans several tiles.
+// ones, each cut into block / BLOCK_N tiles.
 struct KvSchedule {
   const int* full;
   const int* partial;
@@ -125,7 +110,6 @@ struct KvSchedule {
   int block;
   int block_n;
   int num_blocks;  // key blocks of the keys: valid indices are [0, num_blocks)
-  CutBlock cut[2];
 
   // First key of the bi-th listed block; sets *is_partial. An index outside
   // [0, num_blocks) (a mask that was never validated, e.g. from torch) reads
@@ -144,35 +128,9 @@ struct KvSchedule {
     return index * block;
   }
 
-  // The tiles of the bi-th listed block walked: [*first, returned).
-  JITK_DEVICE int walked_tiles(int bi, int* first) const {
-    *first = 0;
-    int hi = tiles_per_block;
-#pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      if (bi == int(cut[c].pos)) {
-        *first = int(cut[c].lo);
-        hi = int(cut[c].hi);
-      }
-    }
-    return hi;
-  }
-
-  // Tile t of the walk counted as if every listed block were walked whole.
-  JITK_DEVICE int whole_block_tile(int t) const {
-#pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      const int block_first = int(cut[c].pos) * tiles_per_block;
-      if (t >= block_first) t += int(cut[c].lo);
-      if (t >= block_first + int(cut[c].hi)) t += tiles_per_block - int(cut[c].hi);
-    }
-    return t;
-  }
-
   // Start key of tile t of the range; sets *is_partial.
-  template <bool CUTS>
   JITK_DEVICE int tile_start(int t, bool* is_partial) const {
-    t = CUTS ? whole_block_tile(t + first) : t + first;
+    t += first;
     int bi = t / tiles_per_block;
     return block_start(bi, is_partial) + (t - bi * tiles_per_block) * block_n;
   }
@@ -187,33 +145,28 @@ struct TileSlot {
 static_assert(sizeof(TileSlot) == kTileSlotBytes, "kTileSlotBytes");
 
 // Walks the tiles of a KvSchedule one at a time: one index load per mask
-// block, no division per tile. CUTS: the schedule's (kWindowCuts).
-template <bool CUTS>
+// block, no division per tile.
 struct KvCursor {
   int bi;
   int sub;
-  int end;  // of the block's tiles walked
   int start;
   bool partial;
 
   JITK_DEVICE void seek(const KvSchedule& s, int t) {
-    t = CUTS ? s.whole_block_tile(t + s.first) : t + s.first;
+    t += s.first;
     bi = t / s.tiles_per_block;
     sub = t - bi * s.tiles_per_block;
-    int lo;
-    end = CUTS ? s.walked_tiles(bi, &lo) : s.tiles_per_block;
     partial = false;
     start = (bi < s.n_blocks ? s.block_start(bi, &partial) : 0) + sub * s.block_n;
   }
   JITK_DEVICE void advance(const KvSchedule& s) {
-    if (++sub < (CUTS ? end : s.tiles_per_block)) {
+    if (++sub < s.tiles_per_block) {
       start += s.block_n;
       return;
     }
-    ++bi;
     sub = 0;
-    if (CUTS) end = s.walked_tiles(bi, &sub);
-    if (bi < s.n_blocks) start = s.block_start(bi, &partial) + sub * s.block_n;
+    ++bi;
+    if (bi < s.n_blocks) start = s.block_start(bi, &partial);
   }
 };
 
@@ -243,59 +196,9 @@ JITK_DEVICE GridTile grid_tile(const SparseAttnParams& p) {
                   int(rank_major ? blockIdx.x : blockIdx.y), int(blockIdx.z)};
 }
 
-// The cuts of a sliding mask's schedule for the query rows [q0, q0 + rows)
-// (see KvSchedule): the tiles of the window's lowest block below the key
-// its lowest row sees first, and those of its highest block past the last
-// key any row sees. Only blocks found in the partial list (those a valid
-// mask lists the edges in) and past the global tokens' blocks are cut.
-// Counted from the block list and not assumed of it, the cuts leave the
-// keys walked the same for lists in any order or with blocks missing.
-template <int MASK>
-JITK_DEVICE void cut_window_edges(const SparseAttnParams& p, int q0, int rows, int n_partial,
-                                  KvSchedule* s) {
-  const int pos_lo = mask_position<MASK>(q0 + p.q_offset, p);
-  const int pos_hi = mask_position<MASK>(min(q0 + rows, p.len_q) - 1 + p.q_offset, p);
-  const RowKeys lowest = row_keys<MASK>(pos_lo, true, p);
-  const EdgeTiles edges =
-      WindowEdgeTiles(max(lowest.lo + 1, 0), max(lowest.hi, row_keys<MASK>(pos_hi, true, p).hi),
-                      p.global_tokens, p.len_k, p.block, s->block_n);
-  if (edges.below == 0 && edges.above == 0) return;
-  const int lower = edges.lower, upper = edges.upper;
-  const int lead = edges.below, keep = s->tiles_per_block - edges.above;
-  int at_lower = -1, at_upper = -1;
-  for (int i = 0; i < n_partial; ++i) {
-    const int index = s->partial[i];
-    if (index == lower && at_lower < 0) at_lower = s->n_full + i;
-    if (index == upper && at_upper < 0) at_upper = s->n_full + i;
-  }
-  if (lower == upper) {
-    if (at_lower >= 0) s->cut[0] = CutBlock{unsigned(at_lower), unsigned(lead), unsigned(keep)};
-  } else {
-    if (at_lower >= 0 && lead > 0) {
-      s->cut[0] = CutBlock{unsigned(at_lower), unsigned(lead), unsigned(s->tiles_per_block)};
-    }
-    if (at_upper >= 0 && keep < s->tiles_per_block) {
-      s->cut[1] = CutBlock{unsigned(at_upper), 0u, unsigned(keep)};
-    }
-    if (s->cut[1].pos < s->cut[0].pos) {
-      const CutBlock c = s->cut[0];
-      s->cut[0] = s->cut[1];
-      s->cut[1] = c;
-    }
-  }
-#pragma unroll
-  for (int c = 0; c < 2; ++c) {
-    if (s->cut[c].pos != kNoCut) {
-      s->n_tiles -= s->tiles_per_block - int(s->cut[c].hi) + int(s->cut[c].lo);
-    }
-  }
-}
-
-// The key tiles of BLOCK_N keys that query rows [q0, q0 + rows) of head h,
-// batch b visit, from the block mask's row for them; CUTS: less those of
-// the window's edge blocks that hold none of its keys (cut_window_edges).
-template <int MASK, bool CUTS = kWindowCuts<MASK>>
-JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int rows, int h, int b,
+// The key tiles of BLOCK_N keys that query rows from q0 of head h, batch b
+// visit, from the block mask's row for them.
+JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int h, int b,
                                       int block_n) {
   const int mrow = b * p.mask_stride_b + h * p.mask_stride_h + q0 / p.block;
   KvSchedule sched;
@@ -314,10 +217,6 @@ JITK_DEVICE KvSchedule query_schedule(const SparseAttnParams& p, int q0, int row
   sched.n_blocks = sched.n_full + n_partial;
   sched.n_tiles = sched.n_blocks * sched.tiles_per_block;
   sched.first = 0;
-  sched.cut[0] = sched.cut[1] = CutBlock{unsigned(kNoCut), 0u, 0u};
-  if (CUTS && CutsWindowEdges(sched.tiles_per_block, p.num_kv_blocks)) {
-    cut_window_edges<MASK>(p, q0, rows, n_partial, &sched);
-  }
   return sched;
 }
 

@@ -139,35 +139,6 @@ JITK_ATTN_HOST_DEVICE constexpr int WgmmaComputeRegisters(int block_m, int block
              : 255;
 }
 
-// Whether a sliding mask's schedules leave out the tiles of the window's
-// edge blocks that hold none of its keys (cut_window_edges,
-// sparse_attn_common.h; the host's range cap counts tiles by the same
-// rule): blocks of 2 to 63 tiles, a walk's place in 20 bits.
-constexpr int kMaxCutTiles = (1 << 6) - 1;
-constexpr int kMaxCutBlocks = (1 << 19) - 1;  // listed twice at most: full and partial
-JITK_ATTN_HOST_DEVICE constexpr bool CutsWindowEdges(int tiles_per_block, int num_kv_blocks) {
-  return tiles_per_block > 1 && tiles_per_block <= kMaxCutTiles && num_kv_blocks <= kMaxCutBlocks;
-}
-
-// A window's edge blocks for the keys [first_key, key_end) its rows see:
-// the lowest and highest block, and their tiles that hold none of those
-// keys (below first_key, from key_end on); none in the global tokens'
-// blocks, which are walked whole. What the kernel leaves out and the host's
-// range cap does not count.
-struct EdgeTiles {
-  int lower, upper;  // blocks
-  int below, above;  // tiles
-};
-JITK_ATTN_HOST_DEVICE constexpr EdgeTiles WindowEdgeTiles(int first_key, int key_end,
-                                                          int global_tokens, int len_k, int block,
-                                                          int block_n) {
-  if (first_key >= key_end) return EdgeTiles{0, 0, 0, 0};
-  const int global_blocks = ((global_tokens < len_k ? global_tokens : len_k) + block - 1) / block;
-  const int lower = first_key / block, upper = (key_end - 1) / block;
-  return EdgeTiles{lower, upper, lower >= global_blocks ? (first_key - lower * block) / block_n : 0,
-                   upper >= global_blocks ? (upper * block + block - key_end) / block_n : 0};
-}
-
 // The combine pass of a split launch (sparse_attn_split.h): CombineLanes
 // threads take four columns of a row, each lane a share of its key ranges,
 // read kCombineInFlight at a time: one lane up to that many ranges, two past

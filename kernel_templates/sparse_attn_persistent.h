@@ -43,13 +43,6 @@ JITK_DEVICE QueryTile query_tile(const SparseAttnParams& p, int num_q_tiles, int
 // not sorted, so a block may take two long tiles; the host picks rank-major
 // order where that would hold up the launch (sparse_attn_template.cc).
 struct QueryTileWalk {
-  // Whole mask blocks, no window cuts: the warp-specialized engine's
-  // consumers take the next tile's schedule under the last P V, and the
-  // cuts' registers spilled there (32 and 24 bytes at 64 and 128 rows,
-  // bench/results/2026-12-07-cpu-edge-tiles/variants.txt). Its decode steps
-  // with unpacked heads (64-key tiles) walk the edge blocks whole.
-  static constexpr bool kWalkCuts = false;
-
   int round = 0;
   int item = int(blockIdx.x);
 
@@ -62,8 +55,7 @@ struct QueryTileWalk {
     while (round * int(gridDim.x) < items && item >= items) next();
     if (round * int(gridDim.x) >= items) return false;
     *qt = query_tile<BLOCK_M, MASK>(p, num_q_tiles, items / num_q_tiles, item);
-    *sched = query_schedule<MASK, kWalkCuts>(p, qt->q0, BLOCK_M, qt->h,
-                                             input_batch<SPLIT>(p, qt->b), BLOCK_N);
+    *sched = query_schedule(p, qt->q0, qt->h, input_batch<SPLIT>(p, qt->b), BLOCK_N);
     if (SPLIT) *sched = key_range(p, *sched, qt->b / p.batch);
     next();
     return true;

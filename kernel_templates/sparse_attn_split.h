@@ -49,10 +49,10 @@ JITK_DEVICE KvSchedule key_range(const SparseAttnParams& p, KvSchedule sched, in
 
 // The key tiles this block computes: its query tile's (query_schedule), or,
 // SPLIT, range z / batch of them.
-template <bool SPLIT, int MASK>
-JITK_DEVICE KvSchedule block_schedule(const SparseAttnParams& p, int q0, int rows, int h, int b,
+template <bool SPLIT>
+JITK_DEVICE KvSchedule block_schedule(const SparseAttnParams& p, int q0, int h, int b,
                                       int block_n) {
-  KvSchedule sched = query_schedule<MASK>(p, q0, rows, h, b, block_n);
+  KvSchedule sched = query_schedule(p, q0, h, b, block_n);
   return SPLIT ? key_range(p, sched, int(blockIdx.z) / p.batch) : sched;
 }
 

@@ -157,7 +157,7 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
 
   const GridTile g = split_grid_tile<E::kBlockM, MASK, SPLIT>(p);
   const int hk = g.h / (p.heads_q / p.heads_kv);
-  const KvSchedule sched = block_schedule<SPLIT, MASK>(p, g.q0, E::kBlockM, g.h, g.b, BN);
+  const KvSchedule sched = block_schedule<SPLIT>(p, g.q0, g.h, g.b, BN);
   const int ob = output_batch<SPLIT>(g.b);
   if (sched.n_tiles == 0) {
     write_empty_rows<E::kBlockM, D, E::kThreads, T>(output_rows<T>(p, ob, g.h), p.o_stride_l,
@@ -174,7 +174,7 @@ JITK_DEVICE void attention_tile_staged(const SparseAttnParams& p, char* smem) {
                p.len_q);
   StagedRows<BN, D, E::kThreads, T> k;
   StagedColumns<BN, D, E::kThreads, T> v;
-  KvCursor<kWindowCuts<MASK>> fill;  // the tile in registers
+  KvCursor fill;  // the tile in registers
   fill.seek(sched, 0);
   const int pos0 = g.q0 + p.q_offset;  // the first query position
   auto load = [&] {

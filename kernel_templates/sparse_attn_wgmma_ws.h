@@ -161,7 +161,7 @@ struct WgmmaPipeline {
     };
     trace(kTraceCopyTileStart);
     if (kQInRegisters) copy_q();
-    KvCursor<QueryTileWalk::kWalkCuts> fill;
+    KvCursor fill;
     fill.seek(sched, 0);
     for (int t = 0; t < sched.n_tiles; ++t) {
       const u32 g = tiles_done + t;

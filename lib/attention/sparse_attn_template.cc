@@ -287,22 +287,26 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
   return splits;
 }
 
-// A sliding window that leaves a query tile at most this many key tiles is
-// read in one pass (of the split kernel, which then runs the unsplit code).
-// One-row decode steps on an H100: over two 64-key tiles one pass took 4.4
-// us at B=1 and 4.8 at B=8 (bench/results/2026-12-07-h100-one-range/), where
-// three ranges had taken 5.7 and 7.0 (2026-12-07-h100-s0-decode/); over
-// three and four tiles the split (four and five ranges) beat one pass in all
-// but one case (2026-12-07-h100-combine-one-pass/).
+// A query tile that visits at most this many key tiles under a sliding
+// window (counted as the kernel walks them, SlidingBlockTiles) is read in one
+// pass (of the split kernel, which then runs the unsplit code). One-row
+// decode steps on an H100: over two 64-key tiles one pass took 4.4 us at B=1
+// and 4.8 at B=8 (bench/results/2026-12-07-h100-one-range/), where three
+// ranges had taken 5.7 and 7.0 (2026-12-07-h100-s0-decode/). Over the four
+// tiles of two 128-token blocks at B=1, four ranges took 5.3 us and one pass
+// 6.1 (192 keys, 2026-12-07-h100-combine-one-pass/); 128 keys that cross a
+// block edge walk the same four tiles, in one pass 6.2 us
+// (2026-12-07-h100-edge-tiles/).
 constexpr int64_t kOnePassWindowTiles = 3;
 
 // Up to this many key tiles are one pass too where the split's blocks would
 // share SMs: those wait for a second round, and the combine reads their
 // rows. One-row steps on an H100 (2026-12-07-h100-one-pass-rule/), 64 packed
 // query tiles (B=8): 192 keys (four tiles) 6.27-6.32 us in one pass against
-// 6.83-6.87 split four ways. Over five tiles one pass of the split kernel
-// gained 2 % at B=8 and lost 2.5 % at B=4 (32 tiles, 160 blocks); at four
-// tiles and B=4 the split's 128 blocks fit the SMs and it stays.
+// 6.83-6.87 split four ways. 256 keys ending on a block edge walk the same
+// four tiles (five by the window's count over every position): one pass of
+// the split kernel gained 2 % at B=8 and lost 2.5 % at B=4 (32 tiles); at
+// B=4 the split's 128 blocks fit the SMs and it stays.
 constexpr int64_t kOnePassSharedWindowTiles = 4;
 
 // Key tiles a query tile of `rows` positions can visit under a sliding
@@ -316,42 +320,30 @@ int64_t SlidingKeyTiles(int mask, int64_t window, int64_t global_tokens, int64_t
 }
 
 // Key tiles the kernel visits for query rows at positions [first_row,
-// first_row + rows) under a sliding mask: every BLOCK_N tile of each block
-// the global tokens touch, and of the blocks the window's band touches
-// every tile, or with edges_cut (the kernel's cut_window_edges) those that
-// hold keys of the band. Where a
-// window's keys cross one more block edge than SlidingKeyTiles' tiles show,
-// ranges capped by that count took two tiles each in some of them: one
-// query row, 512 keys at key 32730, 10 tiles in 9 ranges 7.10 us, in 8
-// 6.60; 576 keys, 10 tiles in 10 ranges 6.22-6.27
-// (bench/results/2026-12-07-h100-range-tiles/, before the edge blocks'
-// tiles outside the band were cut).
+// first_row + rows) under a sliding mask: it walks the block mask's blocks
+// whole, every BLOCK_N tile of each block the window's band or the global
+// tokens touch (under the two-sided mask a global token's row sees every
+// key; under the sliding-causal one no row sees a global token past it).
+// Where a window's keys cross one more block edge than SlidingKeyTiles'
+// tiles show, ranges capped by that count took two tiles each in some of
+// them: one query row, 512 keys at key 32730, 10 tiles in 9 ranges 7.10 us,
+// in 8 6.60; 576 keys, 10 tiles in 10 ranges 6.22-6.27
+// (bench/results/2026-12-07-h100-range-tiles/).
 int64_t SlidingBlockTiles(int mask, int64_t window, int64_t global_tokens, int64_t first_row,
-                          int64_t rows, int64_t len_k, int64_t block, int64_t block_n,
-                          bool edges_cut) {
+                          int64_t rows, int64_t len_k, int64_t block, int64_t block_n) {
   const int64_t last_row = first_row + rows - 1;
-  // Under the two-sided mask a global token's row sees every key.
   const bool global_row = mask == attn::kMaskSliding && first_row < global_tokens;
   const int64_t first_key = global_row ? 0 : std::max<int64_t>(0, first_row - window + 1);
   int64_t last_key = last_row;
   if (mask == attn::kMaskSliding) last_key = global_row ? len_k - 1 : last_row + window - 1;
   last_key = std::min(len_k - 1, last_key);
   const int64_t global_blocks = (std::min(global_tokens, len_k) + block - 1) / block;
-  // Under the sliding-causal mask no row sees a global token past its own
-  // position: the mask lists the global blocks up to the last row's.
   const int64_t seen_global =
       mask == attn::kMaskSlidingCausal ? std::min(global_tokens, last_row + 1) : global_tokens;
   const int64_t global_walked = (std::min(seen_global, len_k) + block - 1) / block;
   const int64_t first_band_block = std::max(first_key / block, global_blocks);
   const int64_t band_blocks = std::max<int64_t>(0, last_key / block - first_band_block + 1);
-  int64_t tiles = (global_walked + band_blocks) * (block / block_n);
-  if (edges_cut) {
-    const attn::EdgeTiles edges =
-        attn::WindowEdgeTiles(int(first_key), int(last_key + 1), int(global_tokens), int(len_k),
-                              int(block), int(block_n));
-    tiles -= edges.below + edges.above;
-  }
-  return tiles;
+  return (global_walked + band_blocks) * (block / block_n);
 }
 
 // Built-in defaults, first valid one wins; from the H200 sweeps under
@@ -854,12 +846,6 @@ class SparseAttnPlanner final : public LaunchPlanner {
   int64_t QueryTilesOf(const SparseAttnParams& p) const {
     return (p.len_q + bm_ - 1) / bm_ * p.heads_q * p.batch;
   }
-  // Whether the kernel's schedules for p leave out the tiles of a sliding
-  // window's edge blocks that hold none of its keys: not the persistent
-  // walk's (sparse_attn_persistent.h), whose consumers spilled with them.
-  bool EdgesCut(const SparseAttnParams& p) const {
-    return persistent_blocks_ == 0 && attn::CutsWindowEdges(int(p.block / bn_), p.num_kv_blocks);
-  }
   // A split launch (splits_ > 1): the split pass into the scratch, then
   // the combine pass into o and lse; p.kv_splits ranges.
   void FillSplit(const SparseAttnParams& p, Dim3 grid, LaunchPlan& plan) const;
@@ -1138,13 +1124,12 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     // will visit from their positions.
     const int64_t tiles =
         SlidingKeyTiles(mask_, p.window, p.global_tokens, std::min(bm_, lq_), bn_);
+    const int64_t visited = lq_ <= bm_ ? SlidingBlockTiles(mask_, p.window, p.global_tokens,
+                                                           p.q_offset, lq_, p.len_k, p.block, bn_)
+                                       : tiles;
     const bool one_pass =
-        tiles <= kOnePassWindowTiles ||
-        (tiles <= kOnePassSharedWindowTiles && QueryTilesOf(p) * std::min(splits_, tiles) > sms_);
-    const int64_t visited = lq_ <= bm_
-                                ? SlidingBlockTiles(mask_, p.window, p.global_tokens, p.q_offset,
-                                                    lq_, p.len_k, p.block, bn_, EdgesCut(p))
-                                : tiles;
+        visited <= kOnePassWindowTiles || (visited <= kOnePassSharedWindowTiles &&
+                                           QueryTilesOf(p) * std::min(splits_, visited) > sms_);
     p.kv_splits = int(one_pass ? 1 : std::min(splits_, visited));
   }
   // A split kernel over one range is one pass: block z's range is every key

@@ -516,7 +516,7 @@ TEST(EmulatedWave32Test, MmaF16SlidingDecodeGroupedHeadsAsRows) {
 // Four speculative tokens at keys 296..299 under a sliding window of 50
 // (each row its own window), a group's three heads of four rows packed as
 // 12 rows of one tile (packed row r at 296 + r mod 4); the two-sided
-// window too, whose rows also see keys after them, and its cuts.
+// window too, whose rows also see keys after them.
 TEST(EmulatedWave32Test, MmaF16SlidingStepOfFourRowsPacked) {
   absl::StatusOr<BlockMask> causal = BlockMask::SlidingWindow(4, 300, 50, 4, true, 16, 296);
   ASSERT_TRUE(causal.ok()) << causal.status();
@@ -531,9 +531,8 @@ TEST(EmulatedWave32Test, MmaF16SlidingStepOfFourRowsPacked) {
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 3, 1>, run,
                  *two_sided);
   // Over 64-token mask blocks of four tiles: rows at 250..253 see keys 211
-  // to 292 and the global tokens, so the walk leaves out tile 192 of block
-  // 3 and tile 304 of block 4, and walks block 0 whole; with cp.async
-  // copies (sm_80) and tensor copies (sm_90).
+  // to 292 and the global tokens; with cp.async copies (sm_80) and tensor
+  // copies (sm_90).
   absl::StatusOr<BlockMask> wide = BlockMask::SlidingWindow(4, 300, 40, 4, false, 64, 250);
   ASSERT_TRUE(wide.ok()) << wide.status();
   RunEmulated<E>(&jitk_emu32::sparse_attn_fwd<16, 16, 1, 2, 32, jitk_emu32::f16, 3, 1>, run, *wide);

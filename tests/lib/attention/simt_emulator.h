@@ -244,7 +244,6 @@ inline float __uint_as_float(unsigned v) { return __builtin_bit_cast(float, v); 
 inline unsigned __float_as_uint(float v) { return __builtin_bit_cast(unsigned, v); }
 inline float __int_as_float(int v) { return __builtin_bit_cast(float, v); }
 inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a < b ? b : a; }
 // The fast intrinsics, exactly: the emulator checks the algorithm, not the
 // hardware's last bits.
 inline float __log2f(float x) { return log2f(x); }

@@ -651,13 +651,11 @@ TEST(SparseAttnTemplateTest, PlanLaunchPacksGroupedHeadsAsRows) {
 }
 
 // Under a sliding mask a split launch takes at most one key range per key
-// tile the kernel visits at the launch's query position: both 64-key tiles
-// of each 128-token mask block the global tokens touch, and the tiles that
-// hold the window's keys in the blocks it touches. Both
-// passes see the same count, the scratch stays the config's. Windows of
-// three tiles or fewer by the count over every position (SlidingKeyTiles,
-// kOnePassWindowTiles, from decode steps timed on an H100) are one pass of
-// the split kernel.
+// tile the kernel visits: every 64-key tile of each 128-token mask block the
+// window (and the global tokens) touch at the launch's query position. Both
+// passes see the same count, the scratch stays the config's. A query that
+// visits three tiles or fewer (kOnePassWindowTiles, from decode steps timed
+// on an H100) is one pass of the split kernel.
 TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   const ArchInfo arch = Arch("sm_90a");
   KernelConfig split = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", 4}, {"STAGES", 2}};
@@ -683,23 +681,12 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
     EXPECT_EQ(plan.scratch_bytes, size_t(32 * 32 * (128 * 2 + 4))) << "the config's 32 ranges";
     return part.kv_splits;
   };
-  // The most 64-key tiles a one-row query's window and global tokens touch,
-  // over every position of the query within a tile.
-  auto most_tiles = [](int64_t window, int64_t global_tokens) {
-    int64_t most = 0;
-    for (int64_t q = 4096; q < 4096 + 64; ++q) {
-      std::set<int64_t> tiles;
-      for (int64_t k = 0; k < global_tokens; ++k) tiles.insert(k / 64);
-      for (int64_t k = q - window + 1; k <= q; ++k) tiles.insert(k / 64);
-      most = std::max(most, int64_t(tiles.size()));
-    }
-    return most;
-  };
+  // The 64-key tiles of the 128-token blocks a query at q sees keys of.
   auto visited_tiles = [](int64_t window, int64_t global_tokens, int64_t q) {
-    std::set<int64_t> tiles;
-    for (int64_t k = 0; k < global_tokens; ++k) tiles.insert({k / 128 * 2, k / 128 * 2 + 1});
-    for (int64_t k = std::max<int64_t>(0, q - window + 1); k <= q; ++k) tiles.insert(k / 64);
-    return int64_t(tiles.size());
+    std::set<int64_t> blocks;
+    for (int64_t k = 0; k < global_tokens; ++k) blocks.insert(k / 128);
+    for (int64_t k = std::max<int64_t>(0, q - window + 1); k <= q; ++k) blocks.insert(k / 128);
+    return 2 * int64_t(blocks.size());
   };
   const std::pair<int64_t, int64_t> windows_and_global_tokens[] = {
       {1, 0},   {2, 0},   {64, 0},  {65, 0},   {128, 0},    {129, 0},
@@ -707,17 +694,18 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   for (auto [window, global_tokens] : windows_and_global_tokens) {
     for (int64_t q : {32767, 32730}) {
       SCOPED_TRACE(absl::StrCat("window ", window, " global ", global_tokens, " query at ", q));
-      const bool one_pass = most_tiles(window, global_tokens) <= 3;
-      EXPECT_EQ(ranges(window, global_tokens, q),
-                one_pass ? 1 : visited_tiles(window, global_tokens, q));
+      const int64_t visited = visited_tiles(window, global_tokens, q);
+      EXPECT_EQ(ranges(window, global_tokens, q), visited <= 3 ? 1 : visited);
     }
   }
-  EXPECT_EQ(ranges(129, 0, 32767), 1) << "two full tiles, or parts of three: one pass";
-  EXPECT_EQ(ranges(130, 0, 32767), 3) << "parts of three tiles; one more in their blocks";
+  EXPECT_EQ(ranges(128, 0, 32767), 1) << "two tiles of one block: one pass";
+  EXPECT_EQ(ranges(128, 0, 32730), 4) << "128 keys across two blocks: their four tiles";
+  EXPECT_EQ(ranges(130, 0, 32767), 4) << "parts of four tiles, in two blocks";
   EXPECT_EQ(ranges(512, 0, 32767), 8) << "512 keys ending on a block edge: four blocks";
-  EXPECT_EQ(ranges(512, 0, 32730), 9) << "512 keys across nine tiles of five blocks";
+  EXPECT_EQ(ranges(512, 0, 32730), 10) << "512 keys across five blocks";
   EXPECT_EQ(ranges(8192, 0, 32767), 32) << "the config's";
-  EXPECT_EQ(ranges(64, 300, 100), 2) << "global tokens 0-100 seen: block 0, not the three of 300";
+  EXPECT_EQ(ranges(200, 300, 250), 4)
+      << "global tokens 0-250 seen: blocks 0-1, not the three of 300";
   // The two-sided window counts both sides.
   const Shape two_sided = DecodeShape(32768).Set("layout", 2).Set("mask", 3);
   LaunchPlan plan;
@@ -726,32 +714,17 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
                      GoodArgs(1).Int("window", 256).Int("global_tokens", 0).Int("q_offset", 4000),
                      plan),
       IsOk());
-  EXPECT_EQ(plan.grid.z, uint32_t(9)) << "511 keys about the query, nine tiles of five blocks";
+  EXPECT_EQ(plan.grid.z, uint32_t(10)) << "511 keys about the query, across five blocks";
   ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
                              GoodArgs(1).Int("window", 65).Int("global_tokens", 0), plan),
               IsOk());
   EXPECT_EQ(plan.next, nullptr) << "129 keys about the query: parts of three tiles, one pass";
-  // The persistent walk (the warp-specialized engine's) walks whole blocks:
-  // 256 keys to key 32730 touch six tiles of three blocks, five with keys.
-  auto persistent_ranges = [&](int64_t waves) {
-    KernelConfig c = {{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"WAVES", waves}, {"STAGES", 2}};
-    c["KV_SPLITS"] = 32;
-    LaunchArgs args = GoodArgs(1).Int("window", 256).Int("global_tokens", 0);
-    EXPECT_THAT(T().PlanLaunch(c, sliding, arch, args.Int("q_offset", 32730), plan), IsOk());
-    SparseAttnParams part;
-    std::memcpy(&part, plan.args.pointers()[0], sizeof(part));
-    return part.kv_splits;
-  };
-  EXPECT_EQ(persistent_ranges(8), 6);
-  EXPECT_EQ(persistent_ranges(4), 5);
-  // Blocks of 64 or more tiles are walked whole (CutsWindowEdges): 512 keys
-  // in one 4096-token block, all 64 of its tiles.
   ASSERT_THAT(
-      T().PlanLaunch(split, Shape(sliding).Set("block", 4096), arch,
-                     GoodArgs(1).Int("window", 512).Int("global_tokens", 0).Int("q_offset", 32767),
+      T().PlanLaunch(split, two_sided, arch,
+                     GoodArgs(1).Int("window", 64).Int("global_tokens", 300).Int("q_offset", 100),
                      plan),
       IsOk());
-  EXPECT_EQ(plan.grid.z, 32u) << "the config's 32 ranges, under 64 tiles";
+  EXPECT_EQ(plan.grid.z, 32u) << "a global token's row sees all 512 tiles: the config's ranges";
 }
 
 // A window of four key tiles is one pass where the split's blocks would
@@ -775,8 +748,8 @@ TEST(SparseAttnTemplateTest, FewWindowTilesAreOnePassWhereRangesWouldShareSms) {
   };
   EXPECT_EQ(ranges(8, 192), 1) << "64 tiles x 4 ranges share SMs";
   EXPECT_EQ(ranges(5, 192), 1) << "40 tiles x 4 ranges";
-  EXPECT_EQ(ranges(4, 192), 3) << "32 tiles x 4 ranges fit the SMs; three tiles hold the keys";
-  EXPECT_EQ(ranges(8, 256), 4) << "five tiles by the window: split, over the four of two blocks";
+  EXPECT_EQ(ranges(4, 192), 4) << "32 tiles x 4 ranges fit the SMs";
+  EXPECT_EQ(ranges(8, 256), 1) << "256 keys ending on a block edge: four tiles, one pass";
   EXPECT_EQ(ranges(1, 128), 1) << "three tiles: one pass everywhere";
 }
 
