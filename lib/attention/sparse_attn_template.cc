@@ -1120,8 +1120,8 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     // At most one range per key tile the window leaves a query tile (more
     // would stay empty and still cost their blocks and the combine's reads),
     // and one pass where those tiles are few. Where the launch's rows sit in
-    // one query tile (a decode step) the ranges take the tiles the kernel
-    // will visit from their positions.
+    // one query tile (a decode step) both count the tiles the kernel will
+    // visit from their positions.
     const int64_t tiles =
         SlidingKeyTiles(mask_, p.window, p.global_tokens, std::min(bm_, lq_), bn_);
     const int64_t visited = lq_ <= bm_ ? SlidingBlockTiles(mask_, p.window, p.global_tokens,
