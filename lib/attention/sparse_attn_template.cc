@@ -299,14 +299,14 @@ int64_t DefaultKvSplits(int engine, const Tiles& t, const Shape& shape, const Ar
 // (2026-12-07-h100-edge-tiles/).
 constexpr int64_t kOnePassWindowTiles = 3;
 
-// Up to this many key tiles are one pass too where the split's blocks would
+// A window whose worst count over the positions (SlidingKeyTiles) is at
+// most this many key tiles is one pass too where the split's blocks would
 // share SMs: those wait for a second round, and the combine reads their
 // rows. One-row steps on an H100 (2026-12-07-h100-one-pass-rule/), 64 packed
 // query tiles (B=8): 192 keys (four tiles) 6.27-6.32 us in one pass against
-// 6.83-6.87 split four ways. 256 keys ending on a block edge walk the same
-// four tiles (five by the window's count over every position): one pass of
-// the split kernel gained 2 % at B=8 and lost 2.5 % at B=4 (32 tiles); at
-// B=4 the split's 128 blocks fit the SMs and it stays.
+// 6.83-6.87 split four ways. 256 keys ending on a block edge (five tiles by
+// that count, four visited) split four ways in 7.20-7.21 us, where the
+// unsplit kernel took 7.38-7.39 (2026-12-07-h100-edge-tiles/aligned.txt).
 constexpr int64_t kOnePassSharedWindowTiles = 4;
 
 // Key tiles a query tile of `rows` positions can visit under a sliding
@@ -1120,16 +1120,16 @@ absl::Status SparseAttnPlanner::Fill(const BoundLaunchArgs& args, LaunchPlan& pl
     // At most one range per key tile the window leaves a query tile (more
     // would stay empty and still cost their blocks and the combine's reads),
     // and one pass where those tiles are few. Where the launch's rows sit in
-    // one query tile (a decode step) both count the tiles the kernel will
-    // visit from their positions.
+    // one query tile (a decode step) the ranges and the first one-pass test
+    // count the tiles the kernel will visit from their positions.
     const int64_t tiles =
         SlidingKeyTiles(mask_, p.window, p.global_tokens, std::min(bm_, lq_), bn_);
     const int64_t visited = lq_ <= bm_ ? SlidingBlockTiles(mask_, p.window, p.global_tokens,
                                                            p.q_offset, lq_, p.len_k, p.block, bn_)
                                        : tiles;
     const bool one_pass =
-        visited <= kOnePassWindowTiles || (visited <= kOnePassSharedWindowTiles &&
-                                           QueryTilesOf(p) * std::min(splits_, visited) > sms_);
+        visited <= kOnePassWindowTiles ||
+        (tiles <= kOnePassSharedWindowTiles && QueryTilesOf(p) * std::min(splits_, tiles) > sms_);
     p.kv_splits = int(one_pass ? 1 : std::min(splits_, visited));
   }
   // A split kernel over one range is one pass: block z's range is every key

@@ -3,8 +3,9 @@
 # tiles a decode step visits (.carry/build) against 76ffc3a (.carry/before):
 # the attention GPU tests, then one-row decode steps (Hq=32, Hkv=8, d=128,
 # f16) under 128 keys at key 32730 (four tiles of two blocks: split at B=1
-# now, one pass before) and 256 keys at the last key (four tiles: one pass
-# at B=8 now), the default and the unsplit kernel (KV_SPLITS=1).
+# and 4 now, one pass before; one pass at B=8 either way) and 256 keys at the
+# last key (B=8, split either way: a reference), the default and the
+# unsplit kernel (KV_SPLITS=1).
 cd "$(dirname "$0")/../../.."
 S="$OUT/summary.txt"; mkdir -p "$OUT"
 { echo "before $(cat .carry/before/COMMIT)  after $(cat .carry/build/COMMIT | tr '\n' ' ')"

@@ -129,9 +129,10 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodeOverWholeMaskBlocks) {
 
 // 200 keys to key 959 (the last): blocks 5-7, six tiles walked, a range
 // each, whatever the order of the block list: the blocks listed from the
-// highest (as torch could pass them) and a mask that lists blocks 6 and 7
-// only (two of its ranges stay empty) give the reference's O, with the
-// keys no row sees (NaN here) never read.
+// lowest and from the highest (as torch could pass them), a mask that lists
+// blocks 6 and 7 only (two of its ranges stay empty), and four rows packed
+// (positions 956-959) give the reference's O, with the keys no row sees
+// (NaN here) never read.
 TEST(EmulatedWgmmaTest, F16SlidingDecodeOfAnyBlockList) {
   const ElementMask window{MaskMod::kSlidingWindowCausal, 200, 0, 959};
   absl::StatusOr<BlockMask> mask = BlockMask::SlidingWindow(1, 960, 200, 0, true, 128, 959);
@@ -145,6 +146,7 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodeOfAnyBlockList) {
   run.nan_keys_from = 640;
   run.nan_keys_to = 760;
   auto* split_fwd = &WgmmaFwd<64, 64, 4, 2, 64, f16, 2, true>;
+  RunEmulated<E>(split_fwd, run, *mask);
   const RawBlockLists highest_first{{3}, {7, 6, 5, 0, 0, 0, 0, 0}};
   RunEmulated<E>(split_fwd, run, *mask, &highest_first);
 
@@ -153,6 +155,12 @@ TEST(EmulatedWgmmaTest, F16SlidingDecodeOfAnyBlockList) {
   ASSERT_TRUE(two_blocks.ok()) << two_blocks.status();
   run.nan_keys_to = 768;
   RunEmulated<E>(split_fwd, run, *two_blocks);
+
+  absl::StatusOr<BlockMask> four_rows = BlockMask::SlidingWindow(4, 960, 200, 0, true, 128, 956);
+  ASSERT_TRUE(four_rows.ok()) << four_rows.status();
+  run.problem.len_q = 4;
+  run.nan_keys_to = 757;
+  RunEmulated<E>(split_fwd, run, *four_rows);
 }
 
 // The persistent grid's one pass (heads unpacked) under a window of the

@@ -700,7 +700,7 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   }
   EXPECT_EQ(ranges(128, 0, 32767), 1) << "two tiles of one block: one pass";
   EXPECT_EQ(ranges(128, 0, 32730), 4) << "128 keys across two blocks: their four tiles";
-  EXPECT_EQ(ranges(130, 0, 32767), 4) << "parts of four tiles, in two blocks";
+  EXPECT_EQ(ranges(130, 0, 32767), 4) << "parts of three tiles in two blocks: their four tiles";
   EXPECT_EQ(ranges(512, 0, 32767), 8) << "512 keys ending on a block edge: four blocks";
   EXPECT_EQ(ranges(512, 0, 32730), 10) << "512 keys across five blocks";
   EXPECT_EQ(ranges(8192, 0, 32767), 32) << "the config's";
@@ -718,7 +718,7 @@ TEST(SparseAttnTemplateTest, SlidingSplitsAtMostTheKeyTilesTheKernelVisits) {
   ASSERT_THAT(T().PlanLaunch(split, two_sided, arch,
                              GoodArgs(1).Int("window", 65).Int("global_tokens", 0), plan),
               IsOk());
-  EXPECT_EQ(plan.next, nullptr) << "129 keys about the query: parts of three tiles, one pass";
+  EXPECT_EQ(plan.next, nullptr) << "65 keys at the end (none after the query), two tiles: one pass";
   ASSERT_THAT(
       T().PlanLaunch(split, two_sided, arch,
                      GoodArgs(1).Int("window", 64).Int("global_tokens", 300).Int("q_offset", 100),
@@ -749,8 +749,8 @@ TEST(SparseAttnTemplateTest, FewWindowTilesAreOnePassWhereRangesWouldShareSms) {
   EXPECT_EQ(ranges(8, 192), 1) << "64 tiles x 4 ranges share SMs";
   EXPECT_EQ(ranges(5, 192), 1) << "40 tiles x 4 ranges";
   EXPECT_EQ(ranges(4, 192), 4) << "32 tiles x 4 ranges fit the SMs";
-  EXPECT_EQ(ranges(8, 256), 1) << "256 keys ending on a block edge: four tiles, one pass";
-  EXPECT_EQ(ranges(1, 128), 1) << "three tiles: one pass everywhere";
+  EXPECT_EQ(ranges(8, 256), 4) << "five tiles by the window: split, over the four of two blocks";
+  EXPECT_EQ(ranges(1, 128), 1) << "128 keys ending on a block edge: two tiles, one pass";
 }
 
 // The combine pass waits for the split pass on the GPU where the kernel
